@@ -1,0 +1,75 @@
+// Every environment variable the service reads, parsed and validated once at boot.
+// A bad environment stops the process with a message naming the variable, rather
+// than surfacing as a 500 on every request. Nothing else reads process.env.
+import { z } from "zod";
+import { availableParallelism } from "node:os";
+
+const int = (def: number, min = 0, max = Number.MAX_SAFE_INTEGER) =>
+  z.coerce.number().int().min(min).max(max).default(def);
+const optionalString = z.string().min(1).optional();
+const bool = (def: boolean) =>
+  z
+    .enum(["1", "0", "true", "false", "yes", "no"])
+    .default(def ? "true" : "false")
+    .transform((v) => v === "1" || v === "true" || v === "yes");
+
+const cores = Math.max(1, availableParallelism());
+
+export const ConfigSchema = z.object({
+  NODE_ENV: z.enum(["development", "production", "test"]).default("development"),
+  PORT: int(8080, 0, 65535),
+  HOST: z.string().default("0.0.0.0"),
+  LOG_LEVEL: z.enum(["debug", "info", "warn", "error", "silent"]).default("info"),
+
+  // Stores: unset means the embedded defaults (PGlite in DATA_DIR, in-process limiter).
+  DATABASE_URL: optionalString,
+  DATA_DIR: z.string().default("./data"),
+  REDIS_URL: optionalString,
+
+  // Secrets. OPERATOR_TOKEN unset: one is generated and printed once at start.
+  OPERATOR_TOKEN: z.string().min(16).optional(),
+  // Pepper mixed into key hashes. Unset: generated once and kept in DATA_DIR.
+  KEY_PEPPER: z.string().min(16).optional(),
+
+  // Inference
+  MODEL: z.string().default("small"), // small | medium | path to an .onnx with a manifest entry
+  MODELS_DIR: z.string().default("./models"),
+  INFERENCE_BACKEND: z.enum(["auto", "wasm", "webgpu", "native", "stub"]).default("auto"),
+  POOL_SIZE: int(1, 1, 64),
+  THREADS_PER_SESSION: int(cores, 1, 64),
+  STUB_DELAY_MS: int(50, 0, 600_000), // only with INFERENCE_BACKEND=stub (load tests)
+  KEY_QUEUE_MAX: int(4, 1, 1000), // requests of one key waiting for the pool
+  QUEUE_MAX: int(64, 1, 100_000), // requests waiting for the pool overall
+
+  // Split deployment: the gateway calls this product service instead of the in-process one.
+  PRODUCT_URL: z.string().url().optional(),
+
+  // Gateway
+  DEADLINE_MS: int(140_000, 1000),
+  RESEND_MIN_REMAINING_MS: int(30_000, 0),
+  RESEND_DEFAULT_WAIT_S: int(10, 0),
+  MAX_RESENDS: int(2, 0, 10),
+  RECEIVE_BUDGET_BYTES: int(256 * 1024 * 1024, 1),
+  GLOBAL_CONCURRENCY: int(32, 1),
+  ORG_LIVE_CONCURRENCY: int(2, 1),
+  INVALID_KEY_LIMIT: int(20, 1),
+  INVALID_KEY_WINDOW_S: int(60, 1),
+  HOLD_SWEEP_INTERVAL_MS: int(15_000, 100),
+  TRUST_PROXY: bool(false), // take the client IP from X-Forwarded-For
+});
+
+export type Config = z.infer<typeof ConfigSchema>;
+
+export class ConfigError extends Error {}
+
+/** Parses an environment; throws ConfigError naming every bad variable. */
+export function parseConfig(env: Record<string, string | undefined>): Config {
+  const cleaned: Record<string, string> = {};
+  for (const [k, v] of Object.entries(env)) if (v !== undefined && v !== "") cleaned[k] = v;
+  const parsed = ConfigSchema.safeParse(cleaned);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((i) => `  ${i.path.join(".")}: ${i.message}`);
+    throw new ConfigError(`invalid environment:\n${lines.join("\n")}`);
+  }
+  return parsed.data;
+}

@@ -1,0 +1,22 @@
+// Renders the one error envelope of the spec: {"errors":[{"title","code"}]},
+// always with X-PD-Request-Id, and Retry-After when the failure carries one.
+import { ERRORS, type ErrorCode } from "./error-catalogue.ts";
+import { REQUEST_ID_HEADER } from "./request-id.ts";
+
+export function errorBody(code: ErrorCode, title?: string): string {
+  return JSON.stringify({ errors: [{ title: title ?? ERRORS[code].title, code }] });
+}
+
+export function errorResponse(
+  requestId: string,
+  code: ErrorCode,
+  title?: string,
+  retryAfter?: number,
+  extraHeaders?: Record<string, string>,
+): Response {
+  const headers = new Headers(extraHeaders);
+  headers.set("content-type", "application/json; charset=utf-8");
+  headers.set(REQUEST_ID_HEADER, requestId);
+  if (retryAfter !== undefined) headers.set("retry-after", String(Math.max(1, Math.ceil(retryAfter))));
+  return new Response(errorBody(code, title), { status: ERRORS[code].status, headers });
+}

@@ -1,0 +1,22 @@
+// Request IDs: "req_" + 26 base32 characters (time-sortable, 48-bit ms time + 80 random bits)
+// so support can find a row by the ID a customer quotes and rows sort by arrival.
+export const REQUEST_ID_HEADER = "X-PD-Request-Id";
+
+const ALPHABET = "0123456789abcdefghjkmnpqrstvwxyz"; // Crockford base32, lower case
+
+export function newRequestId(now: number = Date.now()): string {
+  let time = "";
+  let t = now;
+  for (let i = 0; i < 10; i++) {
+    time = ALPHABET[t % 32] + time;
+    t = Math.floor(t / 32);
+  }
+  const rand = crypto.getRandomValues(new Uint8Array(16));
+  let tail = "";
+  for (let i = 0; i < 16; i++) tail += ALPHABET[rand[i] % 32];
+  return `req_${time}${tail}`;
+}
+
+export function isRequestId(s: string): boolean {
+  return /^req_[0-9a-hjkmnp-tv-z]{26}$/.test(s);
+}
