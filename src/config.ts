@@ -33,7 +33,7 @@ export const ConfigSchema = z.object({
 
   // Inference
   MODEL: z.string().default("small"), // small | medium | path to an .onnx with a manifest entry
-  MODELS_DIR: z.string().default("./models"),
+  MODELS_DIR: optionalString, // default: the package's own models/
   INFERENCE_BACKEND: z.enum(["auto", "wasm", "webgpu", "native", "stub"]).default("auto"),
   POOL_SIZE: int(1, 1, 64),
   THREADS_PER_SESSION: int(cores, 1, 64),

@@ -1,0 +1,26 @@
+// Whether the product is on sale, set by the operator: available, discontinued
+// (403 product_discontinued) or maintenance (503 service_unavailable). One row.
+import type { Db } from "../db/index.ts";
+import { fail, type Failure } from "../http/api-error.ts";
+
+export type ProductStatus = "available" | "discontinued" | "maintenance";
+const STATUSES: readonly ProductStatus[] = ["available", "discontinued", "maintenance"];
+
+export function createProductStatus({ db, now }: { db: Db; now: () => number }) {
+  async function getProductStatus(): Promise<ProductStatus> {
+    const rows = await db.query<{ status: ProductStatus }>("SELECT status FROM product_status WHERE singleton");
+    return rows[0]?.status ?? "available";
+  }
+
+  async function setProductStatus(status: ProductStatus): Promise<{ ok: true } | Failure> {
+    if (!STATUSES.includes(status)) return fail("invalid_parameter", `Status must be one of ${STATUSES.join(", ")}`);
+    await db.query(
+      `INSERT INTO product_status (singleton, status, updated_at) VALUES (true, $1, $2)
+       ON CONFLICT (singleton) DO UPDATE SET status = EXCLUDED.status, updated_at = EXCLUDED.updated_at`,
+      [status, new Date(now())],
+    );
+    return { ok: true };
+  }
+
+  return { getProductStatus, setProductStatus };
+}

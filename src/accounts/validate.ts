@@ -1,0 +1,29 @@
+// Input checks for account changes. Each returns an error title, or null when fine.
+
+/** Owner-settable org daily limit (interface spec §8): 0 to 1,000,000 KRW. */
+export const ORG_DAILY_LIMIT_MAX_KRW = 1_000_000;
+/** An app's daily limit above the org's maximum could never bind, so it is capped there. */
+export const APP_DAILY_LIMIT_MAX_KRW = ORG_DAILY_LIMIT_MAX_KRW;
+/** Likewise a month of 31 maximal days. */
+export const APP_MONTHLY_LIMIT_MAX_KRW = 31 * ORG_DAILY_LIMIT_MAX_KRW;
+export const APP_NAME_MAX = 100;
+
+export function checkLimit(value: number, max: number, what: string): string | null {
+  if (!Number.isSafeInteger(value) || value < 0 || value > max) {
+    return `${what} must be a whole number of won from 0 to ${max.toLocaleString("en-US")}`;
+  }
+  return null;
+}
+
+export function checkAppName(name: string): string | null {
+  const n = name.trim();
+  if (n.length === 0 || n.length > APP_NAME_MAX) return `App name must be 1 to ${APP_NAME_MAX} characters`;
+  return null;
+}
+
+/** Deliberately loose: one @, something either side, no spaces. Verification proves the rest. */
+export function normaliseEmail(email: string): string | null {
+  const e = email.trim();
+  if (e.length > 254 || !/^[^\s@]+@[^\s@]+$/.test(e)) return null;
+  return e;
+}

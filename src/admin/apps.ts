@@ -1,0 +1,30 @@
+// Operator routes for apps: create under an org, patch (product switch, limits).
+import type { Hono } from "hono";
+import { z } from "zod";
+import type { AppEnv } from "../http/app-env.ts";
+import { jsonBody } from "./json-body.ts";
+import { found, unwrap, view, type AdminDeps } from "./deps.ts";
+
+const CreateApp = z.object({ name: z.string().min(1).max(100), productEnabled: z.boolean().optional() }).strict();
+const limit = z.number().int().min(0).max(1_000_000_000).nullable().optional();
+const PatchApp = z
+  .object({ productEnabled: z.boolean().optional(), dailyLimitKrw: limit, monthlyLimitKrw: limit, name: z.string().min(1).max(100).optional() })
+  .strict();
+
+export function registerAppRoutes(app: Hono<AppEnv>, d: AdminDeps): void {
+  app.post("/orgs/:orgId/apps", async (c) => {
+    const body = await jsonBody(c, CreateApp);
+    const orgId = c.req.param("orgId");
+    found(await d.accounts.getOrg(orgId), "Organization");
+    const r = unwrap(await d.accounts.createApp(orgId, body));
+    return c.json({ appId: r.appId }, 201);
+  });
+
+  app.patch("/apps/:appId", async (c) => {
+    const body = await jsonBody(c, PatchApp);
+    const appId = c.req.param("appId");
+    const existing = found(await d.accounts.getApp(appId), "App");
+    if (existing.deletedAt !== null) found(null, "App");
+    return c.json(view(unwrap(await d.accounts.updateApp(appId, body))));
+  });
+}

@@ -1,0 +1,22 @@
+// Operator routes for the product's sale status and for looking up one request.
+import type { Hono } from "hono";
+import { z } from "zod";
+import type { AppEnv } from "../http/app-env.ts";
+import { jsonBody } from "./json-body.ts";
+import { found, unwrap, type AdminDeps } from "./deps.ts";
+
+const PutProduct = z.object({ status: z.enum(["available", "discontinued", "maintenance"]) }).strict();
+
+export function registerProductRoutes(app: Hono<AppEnv>, d: AdminDeps): void {
+  app.put("/product", async (c) => {
+    const body = await jsonBody(c, PutProduct);
+    unwrap(await d.accounts.setProductStatus(body.status));
+    return c.json({ status: await d.accounts.getProductStatus() });
+  });
+  app.get("/product", async (c) => c.json({ status: await d.accounts.getProductStatus() }));
+
+  app.get("/requests/:requestId", async (c) => {
+    const row = found(await d.requestLog.getRequest(c.req.param("requestId")), "Request");
+    return c.json({ ...row, receivedAt: new Date(row.receivedAt).toISOString() });
+  });
+}

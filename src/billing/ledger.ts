@@ -1,0 +1,148 @@
+// The billing service: prepaid balances, holds per request, spending limits.
+//
+// Life of a paid request: reserve(requestId, price of its tier) → processing →
+// capture(requestId, price of the output) on success, or release(requestId) on any
+// error. Holds not settled by their expiry (the gateway died mid-request) are
+// released by sweepExpired(), which main.ts runs on a timer.
+//
+// Invariants (asserted in test/billing): balance = sum of the org's ledger entries
+// = credits - captures (± operator entries); balance >= held >= 0; every hold ends
+// captured or released exactly once and is charged at most once.
+import type { Db } from "../db/index.ts";
+import { fail, type Failure } from "../http/api-error.ts";
+import { reserveHold, type ReserveInput } from "./reserve.ts";
+import { captureHold, releaseHold, type CaptureResult, type ReleaseResult } from "./settle.ts";
+import { readSpend, type SpendNow } from "./spend.ts";
+import { kstDay, kstMonth } from "./kst.ts";
+
+export type { ReserveInput } from "./reserve.ts";
+export type { CaptureResult, ReleaseResult } from "./settle.ts";
+
+export interface BillingDeps {
+  db: Db;
+  now: () => number;
+  /** How long a hold may stay open before the sweeper gives it back. */
+  holdTtlMs: number;
+}
+
+export interface Balances {
+  balanceKrw: number;
+  /** balance - open holds: what the next reservation may use. */
+  availableKrw: number;
+  heldKrw: number;
+}
+
+/** Operator entries besides top-ups: money paid back, or a correction either way. */
+export type AdjustKind = "refund" | "adjust";
+
+const SWEEP_BATCH = 500;
+
+export function createBilling({ db, now, holdTtlMs }: BillingDeps) {
+  /** Adds prepaid credit (a top-up). */
+  async function credit(orgId: string, amountKrw: number, note?: string): Promise<{ ok: true; balanceKrw: number } | Failure> {
+    if (!Number.isSafeInteger(amountKrw) || amountKrw <= 0) {
+      return fail("invalid_parameter", "Credit must be a positive whole number of won");
+    }
+    return appendEntry(orgId, "credit", amountKrw, note);
+  }
+
+  /**
+   * A refund (deltaKrw < 0, money leaving) or an adjustment (either sign). Refused
+   * when it would take the balance below what open holds have reserved.
+   */
+  async function adjust(
+    orgId: string,
+    kind: AdjustKind,
+    deltaKrw: number,
+    note?: string,
+  ): Promise<{ ok: true; balanceKrw: number } | Failure> {
+    if (!Number.isSafeInteger(deltaKrw) || deltaKrw === 0 || (kind === "refund" && deltaKrw > 0)) {
+      return fail("invalid_parameter", "Amount must be a non-zero whole number of won (negative for a refund)");
+    }
+    return appendEntry(orgId, kind, deltaKrw, note);
+  }
+
+  function appendEntry(
+    orgId: string,
+    kind: "credit" | AdjustKind,
+    deltaKrw: number,
+    note: string | undefined,
+  ): Promise<{ ok: true; balanceKrw: number } | Failure> {
+    return db.transaction(async (tx) => {
+      const rows = await tx.query<{ balance_krw: number; held_krw: number }>(
+        "SELECT balance_krw, held_krw FROM organizations WHERE org_id = $1 FOR UPDATE",
+        [orgId],
+      );
+      if (!rows[0]) return fail("not_found", "Organization not found");
+      const balanceKrw = rows[0].balance_krw + deltaKrw;
+      if (balanceKrw < rows[0].held_krw) {
+        return fail("conflict", "The balance would fall below the amount reserved by requests in progress");
+      }
+      if (!Number.isSafeInteger(balanceKrw)) return fail("invalid_parameter", "Balance would be too large");
+      await tx.query("UPDATE organizations SET balance_krw = $2 WHERE org_id = $1", [orgId, balanceKrw]);
+      await tx.query(
+        `INSERT INTO ledger_entries (org_id, kind, amount_krw, balance_after_krw, note, created_at)
+         VALUES ($1, $2, $3, $4, $5, $6)`,
+        [orgId, kind, deltaKrw, balanceKrw, note ?? null, new Date(now())],
+      );
+      return { ok: true as const, balanceKrw };
+    });
+  }
+
+  /** Holds `amountKrw` for a request; idempotent by requestId (gateway resends). */
+  function reserve(input: ReserveInput): Promise<{ ok: true } | Failure> {
+    return db.transaction((tx) => reserveHold(tx, now(), holdTtlMs, input));
+  }
+
+  /** Charges a held request (at most what was reserved); charging twice charges once. */
+  function capture(requestId: string, amountKrw: number): Promise<CaptureResult> {
+    return db.transaction((tx) => captureHold(tx, now(), requestId, amountKrw));
+  }
+
+  /** Gives a hold back; idempotent; refused (conflict) for a captured hold. */
+  function release(requestId: string): Promise<ReleaseResult> {
+    return db.transaction((tx) => releaseHold(tx, now(), requestId));
+  }
+
+  /** Releases every open hold past its expiry; returns how many it released. */
+  async function sweepExpired(): Promise<number> {
+    let released = 0;
+    for (;;) {
+      const t = now();
+      const due = await db.query<{ request_id: string }>(
+        `SELECT request_id FROM holds WHERE state = 'open' AND expires_at <= $1
+          ORDER BY expires_at LIMIT ${SWEEP_BATCH}`,
+        [new Date(t)],
+      );
+      let thisRound = 0;
+      for (const { request_id } of due) {
+        // Each in its own short transaction; the state is re-checked under the lock
+        // in case the request was captured in the meantime.
+        const r = await db.transaction((tx) => releaseHold(tx, t, request_id, t));
+        if (r.ok && r.released) thisRound++;
+      }
+      released += thisRound;
+      if (due.length < SWEEP_BATCH || thisRound === 0) return released;
+    }
+  }
+
+  async function balances(orgId: string): Promise<Balances | null> {
+    const rows = await db.query<{ balance_krw: number; held_krw: number }>(
+      "SELECT balance_krw, held_krw FROM organizations WHERE org_id = $1",
+      [orgId],
+    );
+    if (!rows[0]) return null;
+    const { balance_krw, held_krw } = rows[0];
+    return { balanceKrw: balance_krw, availableKrw: balance_krw - held_krw, heldKrw: held_krw };
+  }
+
+  /** Today's org and app spend and this month's app spend (captured + open holds). */
+  function spending(orgId: string, appId: string): Promise<SpendNow> {
+    const t = now();
+    return readSpend(db, { orgId, appId, kstDay: kstDay(t), kstMonth: kstMonth(t) });
+  }
+
+  return { credit, adjust, reserve, capture, release, sweepExpired, balances, spending };
+}
+
+export type Billing = ReturnType<typeof createBilling>;

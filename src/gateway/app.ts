@@ -1,0 +1,22 @@
+// The public API routes: POST /v1.0/removebg and GET /v1.0/account.
+import { Hono } from "hono";
+import type { AppEnv } from "../http/app-env.ts";
+import { errorResponse } from "../http/error-response.ts";
+import { createInvalidKeyGuard } from "../limits/index.ts";
+import { registerAccount } from "./account.ts";
+import type { GatewayDeps } from "./deps.ts";
+import { registerRemoveBg } from "./removebg.ts";
+
+export function createGatewayApp(deps: GatewayDeps): Hono<AppEnv> {
+  const app = new Hono<AppEnv>();
+  const guard = createInvalidKeyGuard(deps.limiter, {
+    limit: deps.settings.invalidKeyLimit,
+    windowMs: deps.settings.invalidKeyWindowS * 1000,
+  });
+  registerRemoveBg(app, deps, guard);
+  registerAccount(app, deps, guard);
+  app.all("/v1.0/removebg", (c) =>
+    errorResponse(c.get("requestId"), "method_not_allowed", "Use POST for /v1.0/removebg", undefined, { allow: "POST" }),
+  );
+  return app;
+}

@@ -1,0 +1,31 @@
+// X-Api-Key → key context. IPs that keep sending bad keys are turned away before any
+// database lookup (spec §5.9), so key guessing costs us a counter check, not a query.
+import { fail, type Failure } from "../http/api-error.ts";
+import type { InvalidKeyGuard } from "../limits/index.ts";
+import type { GatewayPorts, KeyContext } from "./ports.ts";
+
+const KEY_SHAPE = /^pd_(test|live)_[0-9A-Za-z]{32,128}$/;
+
+export async function authenticate(
+  keyText: string | null,
+  ip: string,
+  ports: GatewayPorts,
+  guard: InvalidKeyGuard,
+): Promise<{ ok: true; key: KeyContext } | Failure> {
+  const blocked = await guard.check(ip);
+  if (blocked.blocked) {
+    return fail("rate_limited", "Too many requests with invalid API keys from this address", blocked.retryAfterS);
+  }
+  const invalid = async (title: string): Promise<Failure> => {
+    await guard.recordInvalid(ip);
+    return fail("invalid_api_key", title);
+  };
+  if (!keyText) return invalid("Missing API key: send it in the X-Api-Key header");
+  if (!KEY_SHAPE.test(keyText)) return invalid("Malformed API key");
+  const found = await ports.lookupKey(keyText);
+  if (!found.ok) {
+    if (found.code === "key_suspended") return fail("key_suspended");
+    return invalid("Invalid API key: it does not exist, was deleted, expired or is dormant");
+  }
+  return { ok: true, key: found.key };
+}

@@ -1,0 +1,49 @@
+// What the gateway needs from the stores, as narrow functions. main.ts adapts the
+// billing, keys and accounts services to this shape, and tests can see at a glance
+// what the gateway touches.
+import type { Failure } from "../http/api-error.ts";
+
+export interface KeyContext {
+  keyId: string;
+  kind: "test" | "live";
+  /** "pd_live_AbCd…wXyZ" style label: safe to log. */
+  label: string;
+  appId: string;
+  orgId: string;
+  productEnabled: boolean;
+  refundPending: boolean;
+  testQuota: "monthly" | "lifetime";
+}
+
+export type ProductStatus = "available" | "discontinued" | "maintenance";
+
+export interface RequestLogRow {
+  requestId: string;
+  receivedAt: number;
+  orgId?: string;
+  appId?: string;
+  keyId?: string;
+  keyKind?: "test" | "live";
+  tier?: "preview" | "full";
+  status: number;
+  errorCode?: string;
+  chargedKrw: number;
+  processingMs?: number;
+  attempts: number;
+}
+
+export interface GatewayPorts {
+  lookupKey(text: string): Promise<{ ok: true; key: KeyContext } | { ok: false; code: "invalid_api_key" | "key_suspended" }>;
+  touchKey(keyId: string): Promise<void>;
+  productStatus(): Promise<ProductStatus>;
+  reserve(h: { requestId: string; orgId: string; appId: string; amountKrw: number }): Promise<{ ok: true } | Failure>;
+  capture(requestId: string, amountKrw: number): Promise<{ chargedKrw: number; balanceKrw: number }>;
+  release(requestId: string): Promise<void>;
+  balances(orgId: string): Promise<{ balanceKrw: number; availableKrw: number }>;
+  /** Takes one free call; remaining is what is left after this one. */
+  consumeTestCall(q: { orgId: string; lifetime: boolean }): Promise<{ ok: true; remaining: number; period: string } | Failure>;
+  /** Gives back a call taken in `period` (what consumeTestCall returned). */
+  refundTestCall(q: { orgId: string; period: string }): Promise<void>;
+  testCallsRemaining(q: { orgId: string; lifetime: boolean }): Promise<number>;
+  logRequest(row: RequestLogRow): Promise<void>;
+}

@@ -1,0 +1,211 @@
+// POST /v1.0/removebg: the paid call. Order of checks: IP guard and key (no body read
+// for strangers) → query string → product state → body (streamed, capped, byte
+// budget) → parameters → limits and permits → hold → product (with resends) →
+// capture or release → request-log row. Every exit path releases what it took.
+import type { Hono } from "hono";
+import { fail, type Failure } from "../http/api-error.ts";
+import type { AppEnv } from "../http/app-env.ts";
+import { H } from "../http/headers.ts";
+import { newRequestId } from "../http/request-id.ts";
+import { MAX_BODY_BYTES, announcedLength, parseMultipart, readBodyCapped } from "../http/read-body.ts";
+import { acquireAll, type InvalidKeyGuard } from "../limits/index.ts";
+import { readRemoveParams, isPreviewSize, type Size } from "../product/params.ts";
+import { PRODUCT_PATH } from "../product/app.ts";
+import { reserveAmountForSize, priceForPixels } from "../billing/prices.ts";
+import { authenticate } from "./authenticate.ts";
+import { isStoreUnavailable } from "./store-errors.ts";
+import { clientIp } from "./client-ip.ts";
+import type { GatewayDeps } from "./deps.ts";
+import type { KeyContext, RequestLogRow } from "./ports.ts";
+import { failureResponse, successResponse, wantsJson } from "./reply.ts";
+import { callProduct } from "./upstream.ts";
+
+const TEST_PER_MINUTE = 10;
+
+interface Ctx {
+  requestId: string;
+  receivedAt: number;
+  row: RequestLogRow;
+  headers: Record<string, string>;
+  /** Undo steps, run in reverse order whatever happens. */
+  undo: (() => Promise<unknown>)[];
+  succeeded: boolean;
+}
+
+export function registerRemoveBg(app: Hono<AppEnv>, deps: GatewayDeps, guard: InvalidKeyGuard): void {
+  app.post("/v1.0/removebg", async (c) => {
+    const receivedAt = deps.now();
+    const requestId = c.get("requestId") ?? newRequestId(receivedAt);
+    const ctx: Ctx = {
+      requestId,
+      receivedAt,
+      row: { requestId, receivedAt, status: 0, chargedKrw: 0, attempts: 0 },
+      headers: {},
+      undo: [],
+      succeeded: false,
+    };
+    let res: Response;
+    try {
+      res = await handle(c.req.raw, c.env, ctx, deps, guard);
+    } catch (err) {
+      const storeDown = isStoreUnavailable(err);
+      deps.log({ level: "error", msg: storeDown ? "store unavailable" : "removebg failed", requestId, err: err instanceof Error ? err.stack : String(err) });
+      const f = storeDown ? fail("service_unavailable", "A backing store is unavailable; nothing was charged", 5) : fail("internal_error");
+      ctx.row.errorCode = f.code;
+      res = failureResponse(requestId, f, ctx.headers);
+    } finally {
+      for (const step of ctx.undo.reverse()) {
+        await step().catch((err: unknown) =>
+          deps.log({ level: "error", msg: "cleanup step failed", requestId, err: err instanceof Error ? err.message : String(err) }),
+        );
+      }
+    }
+    ctx.row.status = res.status;
+    await deps.ports.logRequest(ctx.row).catch((err: unknown) =>
+      deps.log({ level: "error", msg: "request log write failed", requestId, err: err instanceof Error ? err.message : String(err) }),
+    );
+    return res;
+  });
+}
+
+async function handle(req: Request, env: unknown, ctx: Ctx, deps: GatewayDeps, guard: InvalidKeyGuard): Promise<Response> {
+  const reject = (f: Failure) => {
+    ctx.row.errorCode = f.code;
+    return failureResponse(ctx.requestId, f, ctx.headers);
+  };
+  const ip = clientIp(req, env, deps);
+  const auth = await authenticate(req.headers.get("x-api-key"), ip, deps.ports, guard);
+  if (!auth.ok) return reject(auth);
+  const key = auth.key;
+  Object.assign(ctx.row, { orgId: key.orgId, appId: key.appId, keyId: key.keyId, keyKind: key.kind });
+  if (key.kind === "test") ctx.headers[H.testSize] = "preview";
+  void deps.ports.touchKey(key.keyId).catch(() => {});
+
+  if (new URL(req.url).search !== "") return reject(fail("unsupported_parameter", "A query string is not accepted"));
+  const status = await deps.ports.productStatus();
+  if (status === "discontinued") return reject(fail("product_discontinued"));
+  if (status === "maintenance") return reject(fail("service_unavailable", "The service is under maintenance", 300));
+  if (!key.productEnabled) return reject(fail("product_not_enabled", "The product is not enabled for this app; apply for use in the console"));
+  if (key.kind === "live" && key.refundPending) return reject(fail("refund_pending"));
+
+  // Body: refused early by Content-Length, else while streaming; counted against the byte budget.
+  const announced = announcedLength(req);
+  if (announced !== undefined && announced > MAX_BODY_BYTES) return reject(fail("file_too_large"));
+  const expected = Math.min(announced ?? MAX_BODY_BYTES, MAX_BODY_BYTES);
+  if (!deps.receiveBudget.tryTake(expected)) return reject(fail("gateway_busy", undefined, 2));
+  ctx.undo.push(async () => deps.receiveBudget.give(expected));
+  const body = await readBodyCapped(req, MAX_BODY_BYTES);
+  if (!body.ok) return reject(body);
+  const contentType = req.headers.get("content-type");
+  const form = await parseMultipart(body.bytes, contentType);
+  if (!form.ok) return reject(form);
+  const params = await readRemoveParams(form.form);
+  if (!params.ok) return reject(params);
+
+  const size: Size | undefined = key.kind === "test" ? "preview" : params.size;
+  ctx.row.tier = isPreviewSize(size) ? "preview" : "full";
+
+  const taken = key.kind === "test" ? await takeTestAllowance(key, ctx, deps) : await takeLiveAllowance(key, size, ctx, deps);
+  if (!taken.ok) return reject(taken);
+
+  const outcome = await callProduct(
+    (signal) =>
+      deps.product(
+        new Request(`http://product${PRODUCT_PATH}`, {
+          method: "POST",
+          body: body.bytes,
+          headers: {
+            "content-type": contentType ?? "",
+            [H.requestId]: ctx.requestId,
+            [H.deadline]: String(ctx.receivedAt + deps.settings.deadlineMs),
+            [H.queueKey]: key.keyId,
+            ...(key.kind === "test" ? { [H.forceSize]: "preview" } : {}),
+          },
+          signal,
+        }),
+        signal,
+      ),
+    {
+      deadlineAt: ctx.receivedAt + deps.settings.deadlineMs,
+      now: deps.now,
+      sleep: deps.sleep,
+      maxResends: deps.settings.maxResends,
+      minRemainingMs: deps.settings.resendMinRemainingMs,
+      defaultWaitS: deps.settings.resendDefaultWaitS,
+    },
+  );
+  ctx.row.attempts = outcome.attempts;
+  if (!outcome.ok) return reject(outcome);
+  ctx.row.processingMs = outcome.image.processingMs;
+
+  if (key.kind === "live") {
+    const reserved = reserveAmountForSize(size);
+    const price = Math.min(reserved, priceForPixels(outcome.image.width * outcome.image.height));
+    let charge;
+    try {
+      charge = await deps.ports.capture(ctx.requestId, price);
+    } catch (err) {
+      // No money taken without a delivered result: the hold is released by the undo step.
+      deps.log({ level: "error", msg: "capture failed", requestId: ctx.requestId, err: err instanceof Error ? err.message : String(err) });
+      return reject(fail("service_unavailable", "Billing is temporarily unavailable; nothing was charged", 5));
+    }
+    ctx.row.chargedKrw = charge.chargedKrw;
+    ctx.headers[H.chargedKrw] = String(charge.chargedKrw);
+    ctx.headers[H.balanceKrw] = String(charge.balanceKrw);
+  }
+  ctx.succeeded = true;
+  return successResponse(ctx.requestId, outcome.image, ctx.headers, wantsJson(req.headers.get("accept")));
+}
+
+function leaseMs(deps: GatewayDeps): number {
+  return deps.settings.deadlineMs + 10_000;
+}
+
+async function takeTestAllowance(key: KeyContext, ctx: Ctx, deps: GatewayDeps): Promise<{ ok: true } | Failure> {
+  const lifetime = key.testQuota === "lifetime";
+  const perMinute = await deps.limiter.hit(`test-minute:${key.keyId}`, TEST_PER_MINUTE, 60_000);
+  if (!perMinute.allowed) {
+    ctx.headers[H.testRemaining] = String(await deps.ports.testCallsRemaining({ orgId: key.orgId, lifetime }));
+    return fail("test_quota_exceeded", "Test keys allow 10 calls per minute", Math.ceil(perMinute.retryAfterMs / 1000));
+  }
+  const permits = await acquireAll(deps.limiter, [
+    { key: `test-concurrent:${key.keyId}`, max: 1, leaseMs: leaseMs(deps) },
+    { key: "global", max: deps.settings.globalConcurrency, leaseMs: leaseMs(deps) },
+  ]);
+  if (!permits.ok) {
+    ctx.headers[H.testRemaining] = String(await deps.ports.testCallsRemaining({ orgId: key.orgId, lifetime }));
+    return permits.failedKey === "global"
+      ? fail("rate_limited", "The service is at its concurrency limit", Math.ceil(permits.retryAfterMs / 1000))
+      : fail("test_quota_exceeded", "Test keys allow 1 call at a time", Math.ceil(permits.retryAfterMs / 1000));
+  }
+  ctx.undo.push(() => permits.release());
+  const quota = await deps.ports.consumeTestCall({ orgId: key.orgId, lifetime });
+  if (!quota.ok) {
+    ctx.headers[H.testRemaining] = "0";
+    return quota;
+  }
+  ctx.headers[H.testRemaining] = String(quota.remaining);
+  // Errors are free: a failed test call gives its allowance back.
+  ctx.undo.push(async () => {
+    if (!ctx.succeeded) await deps.ports.refundTestCall({ orgId: key.orgId, period: quota.period });
+  });
+  return { ok: true };
+}
+
+async function takeLiveAllowance(key: KeyContext, size: Size | undefined, ctx: Ctx, deps: GatewayDeps): Promise<{ ok: true } | Failure> {
+  const permits = await acquireAll(deps.limiter, [
+    { key: `org-live:${key.orgId}`, max: deps.settings.orgLiveConcurrency, leaseMs: leaseMs(deps) },
+    { key: "global", max: deps.settings.globalConcurrency, leaseMs: leaseMs(deps) },
+  ]);
+  if (!permits.ok) {
+    const which = permits.failedKey === "global" ? "The service is at its concurrency limit" : "Your organization already has the maximum of concurrent live requests";
+    return fail("rate_limited", which, Math.ceil(permits.retryAfterMs / 1000));
+  }
+  ctx.undo.push(() => permits.release());
+  const hold = await deps.ports.reserve({ requestId: ctx.requestId, orgId: key.orgId, appId: key.appId, amountKrw: reserveAmountForSize(size) });
+  if (!hold.ok) return hold;
+  ctx.undo.push(async () => {
+    if (!ctx.succeeded) await deps.ports.release(ctx.requestId);
+  });
+  return { ok: true };
+}

@@ -1,0 +1,51 @@
+// Builds the gateway's answers: the PNG (or the mirrored API's JSON form when the
+// client asks for application/json), and the error envelope, both with the headers
+// the spec lists for the key kind.
+import type { Failure } from "../http/api-error.ts";
+import { errorResponse } from "../http/error-response.ts";
+import { H } from "../http/headers.ts";
+import type { ProductImage } from "./upstream.ts";
+
+export function wantsJson(accept: string | null): boolean {
+  if (!accept) return false;
+  // JSON only when the client prefers it over images (the mirrored API's clients send exactly "application/json").
+  return /application\/json/i.test(accept) && !/image\//i.test(accept);
+}
+
+export function failureResponse(requestId: string, f: Failure, extra: Record<string, string>): Response {
+  return errorResponse(requestId, f.code, f.title, f.retryAfter, extra);
+}
+
+export function successResponse(requestId: string, image: ProductImage, extra: Record<string, string>, json: boolean): Response {
+  const headers: Record<string, string> = {
+    ...extra,
+    [H.requestId]: requestId,
+    [H.width]: String(image.width),
+    [H.height]: String(image.height),
+    [H.processingMs]: String(image.processingMs),
+    [H.fgTop]: String(image.foreground.top),
+    [H.fgLeft]: String(image.foreground.left),
+    [H.fgWidth]: String(image.foreground.width),
+    [H.fgHeight]: String(image.foreground.height),
+  };
+  if (json) {
+    const body = {
+      data: {
+        result_b64: base64(image.png),
+        foreground_top: image.foreground.top,
+        foreground_left: image.foreground.left,
+        foreground_width: image.foreground.width,
+        foreground_height: image.foreground.height,
+      },
+    };
+    return new Response(JSON.stringify(body), { status: 200, headers: { ...headers, "content-type": "application/json; charset=utf-8" } });
+  }
+  return new Response(image.png, { status: 200, headers: { ...headers, "content-type": "image/png" } });
+}
+
+function base64(bytes: Uint8Array): string {
+  // Chunked so large images do not overflow the argument limit of fromCharCode.
+  let s = "";
+  for (let i = 0; i < bytes.length; i += 0x8000) s += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+  return btoa(s);
+}

@@ -1,0 +1,28 @@
+// Failures of our own stores (Postgres, Redis) are not the client's fault and not a
+// bug in the request: they become 503 service_unavailable with Retry-After, and the
+// service recovers by itself when the store is back.
+import { isLimiterUnavailable } from "../limits/index.ts";
+
+const CONNECTION_CODES = new Set([
+  "ECONNREFUSED",
+  "ECONNRESET",
+  "ETIMEDOUT",
+  "EPIPE",
+  "CONNECTION_CLOSED",
+  "CONNECTION_ENDED",
+  "CONNECTION_DESTROYED",
+  "CONNECT_TIMEOUT",
+  "57P01", // admin_shutdown
+  "57P02", // crash_shutdown
+  "57P03", // cannot_connect_now
+  "08000",
+  "08001",
+  "08003",
+  "08006",
+]);
+
+export function isStoreUnavailable(err: unknown): boolean {
+  if (isLimiterUnavailable(err)) return true;
+  const code = typeof err === "object" && err !== null ? (err as { code?: unknown }).code : undefined;
+  return typeof code === "string" && CONNECTION_CODES.has(code);
+}

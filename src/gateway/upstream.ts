@@ -1,0 +1,128 @@
+// Calls the product service within the request's overall deadline and resends only
+// what the spec allows: rejections before processing (connection error, the listed
+// 503 codes, 429 key_queue_full), at most maxResends times, waiting Retry-After (or
+// the default) and only while enough of the deadline remains.
+import { fail, type Failure } from "../http/api-error.ts";
+import { isErrorCode, RESENDABLE_CODES } from "../http/error-catalogue.ts";
+import { H } from "../http/headers.ts";
+
+export type ProductCall = (signal: AbortSignal) => Promise<Response>;
+
+export interface UpstreamOptions {
+  deadlineAt: number;
+  now: () => number;
+  sleep: (ms: number) => Promise<void>;
+  maxResends: number;
+  minRemainingMs: number;
+  defaultWaitS: number;
+}
+
+export interface ProductImage {
+  png: Uint8Array<ArrayBuffer>;
+  width: number;
+  height: number;
+  processingMs: number;
+  foreground: { top: number; left: number; width: number; height: number };
+}
+
+export type UpstreamOutcome = { ok: true; image: ProductImage; attempts: number } | (Failure & { attempts: number });
+
+type Attempt =
+  | { kind: "ok"; image: ProductImage }
+  | { kind: "resendable"; failure: Failure; waitS: number }
+  | { kind: "final"; failure: Failure };
+
+export async function callProduct(call: ProductCall, o: UpstreamOptions): Promise<UpstreamOutcome> {
+  let attempts = 0;
+  for (;;) {
+    attempts++;
+    const attempt = await attemptOnce(call, o);
+    if (attempt.kind === "ok") return { ok: true, image: attempt.image, attempts };
+    if (attempt.kind === "final") return { ...attempt.failure, attempts };
+    const resendsDone = attempts - 1;
+    const waitMs = attempt.waitS * 1000;
+    const remainingAfterWait = o.deadlineAt - o.now() - waitMs;
+    if (resendsDone >= o.maxResends || remainingAfterWait < o.minRemainingMs) {
+      return { ...attempt.failure, attempts };
+    }
+    await o.sleep(waitMs);
+  }
+}
+
+async function attemptOnce(call: ProductCall, o: UpstreamOptions): Promise<Attempt> {
+  const remaining = o.deadlineAt - o.now();
+  if (remaining <= 0) return { kind: "final", failure: timeout() };
+  const ctrl = new AbortController();
+  let timedOut = false;
+  const timer = setTimeout(() => {
+    timedOut = true;
+    ctrl.abort();
+  }, remaining);
+  try {
+    let res: Response;
+    try {
+      res = await Promise.race([
+        call(ctrl.signal),
+        new Promise<never>((_, reject) => ctrl.signal.addEventListener("abort", () => reject(new Error("deadline")))),
+      ]);
+    } catch {
+      if (timedOut) return { kind: "final", failure: timeout() };
+      // Never reached the product: a resendable rejection before processing.
+      return { kind: "resendable", failure: fail("upstream_error", "The processing service could not be reached"), waitS: o.defaultWaitS };
+    }
+    return await readAnswer(res, o.defaultWaitS, () => timedOut);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+function timeout(): Failure {
+  return fail("upstream_timeout", "No result within the 140 second deadline; set your client timeout to at least 150 seconds");
+}
+
+async function readAnswer(res: Response, defaultWaitS: number, timedOut: () => boolean): Promise<Attempt> {
+  if (res.status === 200) {
+    const image = await readImage(res).catch(() => undefined);
+    if (timedOut()) return { kind: "final", failure: timeout() };
+    if (!image) return { kind: "final", failure: fail("upstream_error", "The processing service returned a malformed result") };
+    return { kind: "ok", image };
+  }
+  const code = await res
+    .json()
+    .then((b: unknown) => (b as { errors?: { code?: unknown }[] })?.errors?.[0]?.code)
+    .catch(() => undefined);
+  if (!isErrorCode(code)) {
+    return { kind: "final", failure: fail("upstream_error", "The processing service returned a malformed error") };
+  }
+  const retryAfter = parseRetryAfter(res.headers.get("retry-after"));
+  const beforeProcessing = (res.status === 503 || (res.status === 429 && code === "key_queue_full")) && RESENDABLE_CODES.has(code);
+  const failure = fail(code, undefined, retryAfter);
+  if (beforeProcessing) return { kind: "resendable", failure, waitS: retryAfter ?? defaultWaitS };
+  return { kind: "final", failure };
+}
+
+async function readImage(res: Response): Promise<ProductImage | undefined> {
+  if (!(res.headers.get("content-type") ?? "").startsWith("image/png")) return undefined;
+  const num = (name: string) => {
+    const v = Number(res.headers.get(name));
+    return Number.isInteger(v) && v >= 0 ? v : undefined;
+  };
+  const width = num(H.width);
+  const height = num(H.height);
+  if (!width || !height) return undefined;
+  const png = new Uint8Array(await res.arrayBuffer());
+  // A PNG starts with its 8-byte signature; anything else is a malformed answer.
+  if (png.length < 8 || png[0] !== 0x89 || png[1] !== 0x50 || png[2] !== 0x4e || png[3] !== 0x47) return undefined;
+  return {
+    png,
+    width,
+    height,
+    processingMs: num(H.processingMs) ?? 0,
+    foreground: { top: num(H.fgTop) ?? 0, left: num(H.fgLeft) ?? 0, width: num(H.fgWidth) ?? 0, height: num(H.fgHeight) ?? 0 },
+  };
+}
+
+export function parseRetryAfter(v: string | null): number | undefined {
+  if (v === null || !/^\d+$/.test(v.trim())) return undefined;
+  return Number(v);
+}

@@ -1,0 +1,2 @@
+// Hono context variables every route can read.
+export type AppEnv = { Variables: { requestId: string } };

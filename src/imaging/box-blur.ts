@@ -1,0 +1,41 @@
+// Mean filter over a (2r+1) x (2r+1) window with running sums: linear time whatever
+// the radius. Near the borders the mean is over the part of the window inside the
+// image, so blurring a constant gives that constant everywhere, and therefore
+// blur(1 - a) = 1 - blur(a), which foreground.ts relies on.
+
+/** Blurs `src` (w x h, one channel) into `out` (may be `src`); `tmp` is scratch of the same size. */
+export function boxBlur(src: Float32Array, w: number, h: number, r: number, tmp: Float32Array, out: Float32Array): void {
+  const invX = windowInverses(w, r);
+  const invY = windowInverses(h, r);
+  // Horizontal: src -> tmp
+  for (let y = 0; y < h; y++) {
+    const row = y * w;
+    let sum = 0;
+    for (let x = 0; x <= Math.min(w - 1, r); x++) sum += src[row + x];
+    for (let x = 0; x < w; x++) {
+      tmp[row + x] = sum * invX[x];
+      // slide: add the pixel entering on the right, drop the one leaving on the left
+      if (x + r + 1 < w) sum += src[row + x + r + 1];
+      if (x >= r) sum -= src[row + x - r];
+    }
+  }
+  // Vertical: tmp -> out, one running sum per column, walking whole rows for locality.
+  const sums = new Float64Array(w);
+  for (let y = 0; y <= Math.min(h - 1, r); y++) {
+    for (let x = 0, a = y * w; x < w; x++) sums[x] += tmp[a + x];
+  }
+  for (let y = 0; y < h; y++) {
+    const inv = invY[y];
+    const row = y * w;
+    for (let x = 0; x < w; x++) out[row + x] = sums[x] * inv;
+    if (y + r + 1 < h) for (let x = 0, a = (y + r + 1) * w; x < w; x++) sums[x] += tmp[a + x];
+    if (y >= r) for (let x = 0, d = (y - r) * w; x < w; x++) sums[x] -= tmp[d + x];
+  }
+}
+
+/** 1 / (number of window positions inside 0..n-1) for a window centred at each i. */
+function windowInverses(n: number, r: number): Float64Array {
+  const inv = new Float64Array(n);
+  for (let i = 0; i < n; i++) inv[i] = 1 / (Math.min(n - 1, i + r) - Math.max(0, i - r) + 1);
+  return inv;
+}

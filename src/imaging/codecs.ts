@@ -1,0 +1,33 @@
+// The default codec set: which library handles which input, chosen by measurement
+// (see bench/imaging-codecs.ts and the notes in each codec file).
+import type { Codecs } from "./codec-types.ts";
+import { libWebpDecoder, mozJpegDecoder } from "./codec-squoosh.ts";
+import { imagescriptCmykJpegDecoder, imagescriptPngDecoder } from "./codec-imagescript.ts";
+import { jsquashPngEncoder } from "./codec-png-encode.ts";
+
+export type { Codecs, CodecOutcome } from "./codec-types.ts";
+
+/**
+ * Builds a codec set. WASM files are read and compiled on first use and kept by the
+ * returned object; create one per worker thread (or use the default of decodeImage
+ * and encodePng, which does exactly that).
+ */
+export function createCodecs(): Codecs {
+  return {
+    decodeJpeg: mozJpegDecoder(),
+    decodeCmykJpeg: imagescriptCmykJpegDecoder(),
+    decodePng: imagescriptPngDecoder(),
+    decodeWebp: libWebpDecoder(),
+    encodePng: jsquashPngEncoder(),
+  };
+}
+
+let threadDefault: Codecs | undefined;
+
+/**
+ * The codec set used when a caller passes none. A per-thread cache of compiled WASM,
+ * not shared state: it holds no request data and behaves the same for every caller.
+ */
+export function defaultCodecs(): Codecs {
+  return (threadDefault ??= createCodecs());
+}

@@ -1,0 +1,75 @@
+// Bytes to RGBA pixels, for every input kind the service accepts. The header is read
+// and the pixel limit checked first, so an oversized or malformed file is refused
+// before any codec allocates memory for it. Bad input always comes back as a
+// failure value; only a broken installation (missing .wasm) throws.
+import { imagingFailure, type ImagingFailure, type RGBA } from "./types.ts";
+import type { Codecs, CodecOutcome } from "./codec-types.ts";
+import { defaultCodecs } from "./codecs.ts";
+import { checkPixelLimit, MAX_PIXELS, readImageHeader, type ImageHeader } from "./header.ts";
+import { countJpegScans } from "./header-jpeg.ts";
+
+/**
+ * Progressive JPEGs usually have about 10 scans. Each scan re-walks the whole image,
+ * so a file with thousands of tiny scans costs seconds of CPU for a normal size;
+ * refuse those outright.
+ */
+export const MAX_JPEG_SCANS = 500;
+
+export interface DecodeOptions {
+  /** Defaults to this thread's shared codec set. */
+  codecs?: Codecs;
+  /** Defaults to MAX_PIXELS (12,000,000). */
+  maxPixels?: number;
+}
+
+export type DecodeResult = { ok: true; image: RGBA; header: ImageHeader } | ImagingFailure;
+
+const NAMES = { jpeg: "JPEG", png: "PNG", webp: "WebP" } as const;
+
+export async function decodeImage(bytes: Uint8Array, options: DecodeOptions = {}): Promise<DecodeResult> {
+  const maxPixels = options.maxPixels ?? MAX_PIXELS;
+  const header = readImageHeader(bytes);
+  if (!header.ok) return header;
+  const limit = checkPixelLimit(header, maxPixels);
+  if (!limit.ok) return limit;
+
+  const codecs = options.codecs ?? defaultCodecs();
+  let outcome: CodecOutcome;
+  switch (header.format) {
+    case "jpeg": {
+      const scans = countJpegScans(bytes);
+      if (scans > MAX_JPEG_SCANS) {
+        return imagingFailure(`The JPEG file has ${scans} scans; at most ${MAX_JPEG_SCANS} are accepted`);
+      }
+      outcome = header.components === 4 ? await codecs.decodeCmykJpeg(bytes) : await codecs.decodeJpeg(bytes);
+      break;
+    }
+    case "png":
+      outcome = await codecs.decodePng(bytes);
+      break;
+    case "webp":
+      outcome = await codecs.decodeWebp(bytes);
+      break;
+  }
+
+  const name = NAMES[header.format];
+  if (!outcome.ok) {
+    return outcome.truncated
+      ? imagingFailure(`The ${name} file is truncated: its image data ends early`, outcome.reason)
+      : imagingFailure(`The ${name} image data is corrupt or not supported and could not be decoded`, outcome.reason);
+  }
+  const { image } = outcome;
+  // The decoder must agree with the header we checked; if not, the file is
+  // inconsistent and the limit we enforced may not describe what was decoded.
+  if (image.width !== header.width || image.height !== header.height) {
+    return imagingFailure(
+      `The ${name} file is inconsistent: its header says ${header.width} x ${header.height}, its data ${image.width} x ${image.height}`,
+    );
+  }
+  const decodedLimit = checkPixelLimit(image, maxPixels);
+  if (!decodedLimit.ok) return decodedLimit;
+  if (image.data.length !== image.width * image.height * 4) {
+    return imagingFailure(`The ${name} decoder returned an unexpected amount of pixel data`);
+  }
+  return { ok: true, image, header };
+}

@@ -1,0 +1,59 @@
+// The native backend: onnxruntime-node, an optional dependency (prebuilt binaries for
+// Linux, macOS and Windows). It is loaded only when asked for, so installs without it
+// (npm --omit=optional, or platforms without a binary) still run on WebAssembly.
+import type * as OrtCommon from "onnxruntime-common";
+import { InferenceError, messageOf } from "./errors.ts";
+import { checkGraphNames, type RunnerOptions, type TensorRunner } from "./runner.ts";
+
+// onnxruntime-node re-exports onnxruntime-common's API; typing it through common keeps
+// the type-check working when the optional package is absent.
+type NativeOrt = Pick<typeof OrtCommon, "InferenceSession" | "Tensor">;
+
+async function importNative(): Promise<NativeOrt> {
+  const specifier = "onnxruntime-node"; // a variable, so tsc does not require the package
+  try {
+    const mod = (await import(specifier)) as NativeOrt & { default?: NativeOrt };
+    return mod.InferenceSession ? mod : (mod.default as NativeOrt);
+  } catch (err) {
+    throw new InferenceError(
+      "model_unavailable",
+      `backend native needs the optional package onnxruntime-node, which did not load (${messageOf(err)}); install it or use INFERENCE_BACKEND=wasm`,
+      { cause: err },
+    );
+  }
+}
+
+export async function createNativeRunner(opts: RunnerOptions): Promise<TensorRunner> {
+  const ort = await importNative();
+  let session: OrtCommon.InferenceSession;
+  try {
+    session = await ort.InferenceSession.create(opts.modelPath, {
+      intraOpNumThreads: opts.threads,
+      // One graph branch at a time: the parallelism we want is inside each operator.
+      interOpNumThreads: 1,
+      executionMode: "sequential",
+      graphOptimizationLevel: "all",
+    });
+  } catch (err) {
+    throw new InferenceError("model_unavailable", `cannot start a native session: ${messageOf(err)}`, { cause: err });
+  }
+  const problem = checkGraphNames(opts.model, session.inputNames, session.outputNames);
+  if (problem) {
+    await session.release();
+    throw new InferenceError("model_unavailable", problem);
+  }
+
+  const [height, width] = opts.model.inputSize;
+  const dims = [1, 3, height, width];
+  return {
+    backend: "native",
+    async run(input) {
+      const feeds = { [opts.model.inputName]: new ort.Tensor("float32", input, dims) };
+      const out = await session.run(feeds, [opts.model.outputName]);
+      const tensor = out[opts.model.outputName];
+      if (!tensor) throw new InferenceError("inference_failed", `model returned no "${opts.model.outputName}"`);
+      return tensor.data as ArrayLike<number>;
+    },
+    dispose: () => session.release(),
+  };
+}

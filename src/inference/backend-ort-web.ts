@@ -1,0 +1,108 @@
+// onnxruntime-web backends: WebAssembly (CPU, SIMD, threads) and WebGPU.
+//
+// How ORT-web finds its runtime: in Node the "onnxruntime-web" import resolves to
+// ort.node.min.mjs, which dynamic-imports ort-wasm-simd-threaded.mjs from env.wasm.wasmPaths
+// and reads the .wasm next to it with fs (a file: URL works; Emscripten turns it back into a
+// path). The WebGPU bundle ("onnxruntime-web/webgpu") uses the asyncify build instead.
+// scripts/assemble-models.mjs copies both builds into wasm/ so nothing comes from a CDN.
+//
+// ORT-web's env is per JavaScript realm and read once, when the first session starts the
+// runtime: the first session's thread count wins for the whole thread. The pool gives every
+// session its own worker thread, so in practice each session sets it once.
+import { readFile } from "node:fs/promises";
+import { resolve, sep } from "node:path";
+import { pathToFileURL } from "node:url";
+import type * as Ort from "onnxruntime-web";
+import { InferenceError, messageOf } from "./errors.ts";
+import { checkGraphNames, type RunnerOptions, type TensorRunner } from "./runner.ts";
+
+type OrtModule = typeof Ort;
+
+/** WebGPU is offered by Deno and browsers as navigator.gpu; Node 20 has neither. */
+export function hasWebGpu(): boolean {
+  const nav = (globalThis as { navigator?: { gpu?: unknown } }).navigator;
+  return nav?.gpu !== undefined && nav.gpu !== null;
+}
+
+async function importOrt(bundle: "default" | "webgpu"): Promise<OrtModule> {
+  const mod = (bundle === "webgpu" ? await import("onnxruntime-web/webgpu") : await import("onnxruntime-web")) as OrtModule & {
+    default?: OrtModule;
+  };
+  // The node build is CommonJS-shaped under some loaders: take the namespace either way.
+  return mod.InferenceSession ? mod : (mod.default as OrtModule);
+}
+
+function configure(ort: OrtModule, opts: RunnerOptions): void {
+  // A trailing separator makes it a directory prefix: ORT appends the file names to it.
+  ort.env.wasm.wasmPaths = pathToFileURL(resolve(opts.wasmDir) + sep).href;
+  ort.env.wasm.numThreads = opts.threads;
+  ort.env.wasm.proxy = false;
+}
+
+async function startSession(ort: OrtModule, bytes: Uint8Array, opts: RunnerOptions, provider: "wasm" | "webgpu") {
+  const session = await ort.InferenceSession.create(bytes, {
+    executionProviders: [provider],
+    graphOptimizationLevel: "all",
+    executionMode: "sequential",
+    enableCpuMemArena: true,
+  });
+  const problem = checkGraphNames(opts.model, session.inputNames, session.outputNames);
+  if (problem) {
+    await session.release();
+    throw new InferenceError("model_unavailable", problem);
+  }
+  return session;
+}
+
+/**
+ * preference "auto": WebGPU when navigator.gpu exists and a session starts on it, else
+ * WebAssembly (through the same module, which carries both providers).
+ */
+export async function createOrtWebRunner(opts: RunnerOptions, preference: "wasm" | "webgpu" | "auto"): Promise<TensorRunner> {
+  const tryGpu = preference === "webgpu" || (preference === "auto" && hasWebGpu());
+  if (preference === "webgpu" && !hasWebGpu()) {
+    throw new InferenceError("model_unavailable", "backend webgpu needs navigator.gpu (Deno or a browser); use wasm or auto");
+  }
+  let bytes: Uint8Array;
+  try {
+    bytes = new Uint8Array(await readFile(opts.modelPath));
+  } catch (err) {
+    throw new InferenceError("model_unavailable", `cannot read model ${opts.modelPath}: ${messageOf(err)}`, { cause: err });
+  }
+
+  const ort = await importOrt(tryGpu ? "webgpu" : "default");
+  configure(ort, opts);
+  let backend: "wasm" | "webgpu" = tryGpu ? "webgpu" : "wasm";
+  let session: Ort.InferenceSession;
+  try {
+    session = await startSession(ort, bytes, opts, backend);
+  } catch (err) {
+    if (err instanceof InferenceError || preference !== "auto" || backend === "wasm") throw wrapStartError(err, backend);
+    backend = "wasm";
+    session = await startSession(ort, bytes, opts, backend).catch((e: unknown) => {
+      throw wrapStartError(e, "wasm");
+    });
+  }
+
+  const [height, width] = opts.model.inputSize;
+  const dims = [1, 3, height, width];
+  return {
+    backend,
+    async run(input) {
+      const feeds = { [opts.model.inputName]: new ort.Tensor("float32", input, dims) };
+      const out = await session.run(feeds, [opts.model.outputName]);
+      const tensor = out[opts.model.outputName];
+      if (!tensor) throw new InferenceError("inference_failed", `model returned no "${opts.model.outputName}"`);
+      // Copies off the GPU when needed; on the CPU it is the data itself.
+      const data = (await tensor.getData()) as ArrayLike<number>;
+      tensor.dispose();
+      return data;
+    },
+    dispose: () => session.release(),
+  };
+}
+
+function wrapStartError(err: unknown, backend: string): InferenceError {
+  if (err instanceof InferenceError) return err;
+  return new InferenceError("model_unavailable", `cannot start a ${backend} session: ${messageOf(err)}`, { cause: err });
+}

@@ -1,0 +1,149 @@
+// The model manifest (models/manifest.json): what each model file is, where it came
+// from, and how to feed it. Everything the session needs to pre- and post-process lives
+// here, so adding a model is a manifest entry, not a code change. MODEL=small|medium
+// picks an entry by name; MODEL=<path.onnx> must match an entry by file name or sha256,
+// because without an entry we would not know the model's input size or normalisation.
+import { createHash } from "node:crypto";
+import { createReadStream } from "node:fs";
+import { readFile, stat } from "node:fs/promises";
+import { basename, join, resolve } from "node:path";
+import { z } from "zod";
+import { inferenceFailure, messageOf, type InferenceFailure } from "./errors.ts";
+
+const positiveInt = z.number().int().positive();
+const triple = z.tuple([z.number(), z.number(), z.number()]);
+
+export const ModelEntrySchema = z.object({
+  file: z.string().regex(/^[^/\\]+\.onnx$/, "a bare file name ending in .onnx"),
+  sha256: z.string().regex(/^[0-9a-f]{64}$/, "64 lower-case hex digits"),
+  bytes: positiveInt,
+  /** Where assemble-models.mjs builds the file from; absent for operator-supplied models. */
+  source: z.object({ package: z.string().min(1), version: z.string().min(1), resource: z.string().startsWith("/") }).optional(),
+  precision: z.string().min(1),
+  inputName: z.string().min(1),
+  /** The mask output; a graph may have more outputs (IS-Net has 12), only this one is read. */
+  outputName: z.string().min(1),
+  /** [height, width] of the model input. */
+  inputSize: z.tuple([positiveInt, positiveInt]),
+  /** Per channel (R, G, B), applied as (x / 255 - mean) / std. */
+  mean: triple,
+  std: triple.refine((s) => s.every((v) => v > 0), "std must be positive"),
+  layout: z.literal("NCHW"),
+  /**
+   * How the output becomes 0..255: "clamp" when the graph already ends in a sigmoid
+   * (clamp to [0, 1], scale), "minmax" to stretch each mask to its own range.
+   */
+  postprocess: z.enum(["clamp", "minmax"]).default("clamp"),
+  licence: z.string().min(1),
+});
+
+export const ModelManifestSchema = z.object({
+  version: z.literal(1),
+  models: z.record(z.string().regex(/^[a-z0-9][a-z0-9_-]*$/), ModelEntrySchema),
+});
+
+export type ModelEntry = z.output<typeof ModelEntrySchema>;
+export type ModelManifest = z.output<typeof ModelManifestSchema>;
+
+export interface ResolvedModel {
+  ok: true;
+  /** The manifest key of the entry. */
+  name: string;
+  entry: ModelEntry;
+  /** Absolute path of the .onnx file. */
+  path: string;
+}
+
+export function parseManifest(json: unknown): { ok: true; manifest: ModelManifest } | InferenceFailure {
+  const parsed = ModelManifestSchema.safeParse(json);
+  if (!parsed.success) return inferenceFailure("model_unavailable", `invalid model manifest:\n${z.prettifyError(parsed.error)}`);
+  return { ok: true, manifest: parsed.data };
+}
+
+export async function loadManifest(path: string): Promise<{ ok: true; manifest: ModelManifest } | InferenceFailure> {
+  let json: unknown;
+  try {
+    json = JSON.parse(await readFile(path, "utf8"));
+  } catch (err) {
+    return inferenceFailure("model_unavailable", `cannot read model manifest ${path}: ${messageOf(err)}`);
+  }
+  return parseManifest(json);
+}
+
+export async function sha256OfFile(path: string): Promise<string> {
+  const hash = createHash("sha256");
+  for await (const chunk of createReadStream(path, { highWaterMark: 4 * 1024 * 1024 })) hash.update(chunk as Buffer);
+  return hash.digest("hex");
+}
+
+async function fileSize(path: string): Promise<number | undefined> {
+  try {
+    const s = await stat(path);
+    return s.isFile() ? s.size : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Turns the MODEL setting into a manifest entry and a file path. Named models are checked
+ * for presence and size (their hash is checked by assemble-models.mjs at install and
+ * start); a path is hashed, since it can be any file. `verify` hashes named models too.
+ */
+export async function resolveModel(opts: {
+  model: string;
+  modelsDir: string;
+  manifest?: ModelManifest;
+  verify?: boolean;
+}): Promise<ResolvedModel | InferenceFailure> {
+  let manifest = opts.manifest;
+  if (!manifest) {
+    const loaded = await loadManifest(join(opts.modelsDir, "manifest.json"));
+    if (!loaded.ok) return loaded;
+    manifest = loaded.manifest;
+  }
+  const names = Object.keys(manifest.models);
+  const spec = opts.model.trim();
+
+  const named = Object.hasOwn(manifest.models, spec) ? manifest.models[spec] : undefined;
+  if (named) {
+    const path = resolve(opts.modelsDir, named.file);
+    const size = await fileSize(path);
+    if (size === undefined) {
+      return inferenceFailure("model_unavailable", `model "${spec}": ${path} is missing; run node scripts/assemble-models.mjs`);
+    }
+    if (size !== named.bytes || (opts.verify && (await sha256OfFile(path)) !== named.sha256)) {
+      return inferenceFailure("model_unavailable", `model "${spec}": ${path} does not match the manifest; run node scripts/assemble-models.mjs`);
+    }
+    return { ok: true, name: spec, entry: named, path };
+  }
+
+  if (!spec.toLowerCase().endsWith(".onnx")) {
+    return inferenceFailure(
+      "model_unavailable",
+      `unknown model "${spec}": use one of ${names.join(", ")} or a path to an .onnx file listed in the manifest`,
+    );
+  }
+  const path = resolve(spec);
+  const size = await fileSize(path);
+  if (size === undefined) return inferenceFailure("model_unavailable", `model file ${path} does not exist`);
+  const sha256 = await sha256OfFile(path);
+
+  const byName = Object.entries(manifest.models).find(([, e]) => e.file === basename(path));
+  if (byName) {
+    const [name, entry] = byName;
+    if (entry.sha256 !== sha256 || entry.bytes !== size) {
+      return inferenceFailure(
+        "model_unavailable",
+        `model file ${path} is named like manifest entry "${name}" but its sha256 ${sha256} differs from ${entry.sha256}`,
+      );
+    }
+    return { ok: true, name, entry, path };
+  }
+  const byHash = Object.entries(manifest.models).find(([, e]) => e.sha256 === sha256);
+  if (byHash) return { ok: true, name: byHash[0], entry: byHash[1], path };
+  return inferenceFailure(
+    "model_unavailable",
+    `model file ${path} (sha256 ${sha256}) has no manifest entry by file name or sha256; add one to models/manifest.json`,
+  );
+}

@@ -1,0 +1,40 @@
+// A pool worker that only computes masks: RGB at the model's input size in, mask out.
+// The product's pipeline worker does the whole image; this one serves tests, benchmarks
+// and anyone who wants the mask alone.
+import { serveWorker } from "./worker-host.ts";
+import { createMaskSession, warmUp, type MaskSession, type MaskSessionOptions } from "./session.ts";
+
+export interface MaskJob {
+  /** inputSize RGB, 3 bytes per pixel; transfer its buffer. */
+  rgb: Uint8Array;
+}
+
+export interface MaskResult {
+  mask: Uint8Array;
+  inferenceMs: number;
+}
+
+export interface MaskWorkerInfo {
+  backend: MaskSession["backend"];
+  inputSize: MaskSession["inputSize"];
+  warmUpMs: number;
+}
+
+let session: MaskSession | undefined; // one per worker thread, created by init
+
+serveWorker<MaskSessionOptions, MaskJob, MaskResult, MaskWorkerInfo>({
+  async init(options) {
+    session = await createMaskSession(options);
+    const warmUpMs = await warmUp(session);
+    return { backend: session.backend, inputSize: session.inputSize, warmUpMs };
+  },
+  async handle(job) {
+    if (!session) throw new Error("mask worker used before init");
+    const started = performance.now();
+    const mask = await session.run(job.rgb);
+    return { result: { mask, inferenceMs: performance.now() - started }, transfer: [mask.buffer as ArrayBuffer] };
+  },
+  async dispose() {
+    await session?.dispose();
+  },
+});

@@ -1,0 +1,116 @@
+// Row shapes of api_keys (joined with its app and org) and their mapping to the
+// objects the key service hands out. Never includes the hash or the key text.
+import { keyLabel, type KeyKind } from "./format.ts";
+
+export interface KeyRecord {
+  keyId: string;
+  appId: string;
+  kind: KeyKind;
+  prefix: string;
+  last4: string;
+  /** prefix…last4, safe to show and log. */
+  label: string;
+  createdAt: number;
+  lastUsedAt: number | null;
+  /** Set when the key was replaced by a reissue: valid until then. */
+  expiresAt: number | null;
+  suspendedAt: number | null;
+  replacedBy: string | null;
+}
+
+export interface KeyApp {
+  appId: string;
+  orgId: string;
+  name: string;
+  productEnabled: boolean;
+  dailyLimitKrw: number | null;
+  monthlyLimitKrw: number | null;
+}
+
+export interface KeyOrg {
+  orgId: string;
+  ownerUserId: string;
+  dailyLimitKrw: number;
+  refundPending: boolean;
+  testQuota: "monthly" | "lifetime";
+}
+
+export interface KeyRow {
+  key_id: string;
+  app_id: string;
+  kind: KeyKind;
+  hash: string;
+  prefix: string;
+  last4: string;
+  created_at: number;
+  last_used_at: number | null;
+  expires_at: number | null;
+  deleted_at: number | null;
+  suspended_at: number | null;
+  replaced_by: string | null;
+}
+
+export interface KeyJoinRow extends KeyRow {
+  org_id: string;
+  app_name: string;
+  product_enabled: boolean;
+  app_daily_limit_krw: number | null;
+  app_monthly_limit_krw: number | null;
+  app_deleted_at: number | null;
+  owner_user_id: string;
+  org_daily_limit_krw: number;
+  refund_pending: boolean;
+  test_quota: "monthly" | "lifetime";
+}
+
+export const KEY_COLUMNS =
+  "k.key_id, k.app_id, k.kind, k.hash, k.prefix, k.last4, k.created_at, k.last_used_at, k.expires_at, k.deleted_at, k.suspended_at, k.replaced_by";
+
+/** The key with its app and org, found by the key's hash (an index seek on api_keys.hash). */
+export const LOOKUP_BY_HASH_SQL = `
+  SELECT ${KEY_COLUMNS},
+         a.org_id, a.name AS app_name, a.product_enabled,
+         a.daily_limit_krw AS app_daily_limit_krw, a.monthly_limit_krw AS app_monthly_limit_krw,
+         a.deleted_at AS app_deleted_at,
+         o.owner_user_id, o.daily_limit_krw AS org_daily_limit_krw, o.refund_pending, o.test_quota
+    FROM api_keys k
+    JOIN apps a ON a.app_id = k.app_id
+    JOIN organizations o ON o.org_id = a.org_id
+   WHERE k.hash = $1`;
+
+export function toKeyRecord(r: KeyRow): KeyRecord {
+  return {
+    keyId: r.key_id,
+    appId: r.app_id,
+    kind: r.kind,
+    prefix: r.prefix,
+    last4: r.last4,
+    label: keyLabel(r.prefix, r.last4),
+    createdAt: r.created_at,
+    lastUsedAt: r.last_used_at,
+    expiresAt: r.expires_at,
+    suspendedAt: r.suspended_at,
+    replacedBy: r.replaced_by,
+  };
+}
+
+export function toKeyApp(r: KeyJoinRow): KeyApp {
+  return {
+    appId: r.app_id,
+    orgId: r.org_id,
+    name: r.app_name,
+    productEnabled: r.product_enabled,
+    dailyLimitKrw: r.app_daily_limit_krw,
+    monthlyLimitKrw: r.app_monthly_limit_krw,
+  };
+}
+
+export function toKeyOrg(r: KeyJoinRow): KeyOrg {
+  return {
+    orgId: r.org_id,
+    ownerUserId: r.owner_user_id,
+    dailyLimitKrw: r.org_daily_limit_krw,
+    refundPending: r.refund_pending,
+    testQuota: r.test_quota,
+  };
+}

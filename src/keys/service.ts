@@ -1,0 +1,230 @@
+// The key service: issuing, reissuing, suspending and deleting keys, and the
+// gateway's lookup of a presented key. Key text exists only in memory: it is
+// returned once by issue/reissue and otherwise only its HMAC, its type prefix + 4
+// characters and its last 4 characters are stored.
+import type { Db } from "../db/index.ts";
+import { newId } from "../db/random-id.ts";
+import { fail, type Failure } from "../http/api-error.ts";
+import { displayParts, generateKey, isWellFormedKey, type KeyKind } from "./format.ts";
+import { constantTimeEqual, createKeyHasher, type KeyHasher } from "./hash.ts";
+import {
+  KEY_COLUMNS,
+  LOOKUP_BY_HASH_SQL,
+  toKeyApp,
+  toKeyOrg,
+  toKeyRecord,
+  type KeyApp,
+  type KeyJoinRow,
+  type KeyOrg,
+  type KeyRecord,
+  type KeyRow,
+} from "./records.ts";
+import { REISSUE_GRACE_MS, rejectReason, type KeyRejectReason } from "./states.ts";
+
+export interface KeyServiceDeps {
+  db: Db;
+  now: () => number;
+  /** From loadOrCreatePepper. */
+  pepper: string;
+  /** last_used_at is written at most this often per key (default one minute). */
+  touchIntervalMs?: number;
+}
+
+export type LookupResult =
+  | { ok: true; key: KeyRecord; app: KeyApp; org: KeyOrg }
+  | { ok: false; code: "invalid_api_key" | "key_suspended"; reason: KeyRejectReason };
+
+export type IssueResult = { ok: true; keyId: string; key: string } | Failure;
+export type ReissueResult = { ok: true; keyId: string; key: string; previousValidUntil: number } | Failure;
+export type KeyChangeResult = { ok: true } | Failure;
+
+const TOUCH_CACHE_MAX = 10_000;
+
+export function createKeyService({ db, now, pepper, touchIntervalMs = 60_000 }: KeyServiceDeps) {
+  let hasherPromise: Promise<KeyHasher> | undefined;
+  const hasher = () => (hasherPromise ??= createKeyHasher(pepper));
+  // When this process last wrote last_used_at per key, to skip even the query.
+  const lastTouch = new Map<string, number>();
+
+  async function insertKey(tx: Db, appId: string, kind: KeyKind, keyId: string): Promise<string> {
+    const key = generateKey(kind);
+    const { prefix, last4 } = displayParts(key);
+    const hash = await (await hasher()).hash(key);
+    await tx.query(
+      `INSERT INTO api_keys (key_id, app_id, kind, hash, prefix, last4, created_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+      [keyId, appId, kind, hash, prefix, last4, new Date(now())],
+    );
+    return key;
+  }
+
+  /** The app's owner verification and deletion state, locking the app row. */
+  async function lockApp(tx: Db, appId: string) {
+    const rows = await tx.query<{ deleted_at: number | null; verified_at: number | null }>(
+      `SELECT a.deleted_at, u.verified_at
+         FROM apps a
+         JOIN organizations o ON o.org_id = a.org_id
+         JOIN users u ON u.user_id = o.owner_user_id
+        WHERE a.app_id = $1
+          FOR UPDATE OF a`,
+      [appId],
+    );
+    return rows[0];
+  }
+
+  const unverified = () => fail("conflict", "The organization owner's e-mail must be verified to issue a live key");
+
+  /**
+   * Issues the app's first key of a kind. Refused (conflict) if the app already has a
+   * current key of that kind: getting a second one is what reissue is for, with its
+   * 7-day overlap, so a stray second "issue" can't leave two keys without an end date.
+   */
+  function issue(appId: string, kind: KeyKind): Promise<IssueResult> {
+    return db.transaction(async (tx) => {
+      const app = await lockApp(tx, appId);
+      if (!app || app.deleted_at !== null) return fail("not_found", "App not found");
+      if (kind === "live" && app.verified_at === null) return unverified();
+      const current = await tx.query(
+        `SELECT 1 FROM api_keys WHERE app_id = $1 AND kind = $2 AND deleted_at IS NULL AND replaced_by IS NULL`,
+        [appId, kind],
+      );
+      if (current.length > 0) return fail("conflict", `This app already has a ${kind} key; reissue it instead`);
+      const keyId = newId("key");
+      const key = await insertKey(tx, appId, kind, keyId);
+      return { ok: true as const, keyId, key };
+    });
+  }
+
+  /**
+   * Replaces a current key with a new one. The old key keeps working for 7 more days
+   * (or less, if it already had an earlier end). Suspended keys are not reissued:
+   * that would undo the operator's suspension.
+   */
+  function reissue(keyId: string): Promise<ReissueResult> {
+    return db.transaction(async (tx) => {
+      const rows = await tx.query<KeyRow>(`SELECT ${KEY_COLUMNS} FROM api_keys k WHERE k.key_id = $1 FOR UPDATE`, [
+        keyId,
+      ]);
+      const old = rows[0];
+      if (!old || old.deleted_at !== null) return fail("not_found", "Key not found");
+      const app = await lockApp(tx, old.app_id);
+      if (!app || app.deleted_at !== null) return fail("not_found", "Key not found");
+      if (old.replaced_by !== null) return fail("conflict", "This key was already replaced; reissue its replacement");
+      if (old.suspended_at !== null) return fail("conflict", "A suspended key cannot be reissued");
+      if (old.kind === "live" && app.verified_at === null) return unverified();
+
+      const t = now();
+      const validUntil = Math.min(old.expires_at ?? Infinity, t + REISSUE_GRACE_MS);
+      const newKeyId = newId("key");
+      // Old key first (it stops being "current"), then the new one: the unique index
+      // on current keys sees one at a time; the replaced_by reference is checked at commit.
+      await tx.query("UPDATE api_keys SET replaced_by = $2, expires_at = $3 WHERE key_id = $1", [
+        keyId,
+        newKeyId,
+        new Date(validUntil),
+      ]);
+      const key = await insertKey(tx, old.app_id, old.kind, newKeyId);
+      return { ok: true as const, keyId: newKeyId, key, previousValidUntil: validUntil };
+    });
+  }
+
+  /**
+   * Runs a one-row UPDATE … RETURNING 1. No row updated is still success when the key
+   * is already in the wanted state; it is not_found when the key does not exist (or,
+   * except for remove, was deleted).
+   */
+  async function setColumn(keyId: string, sql: string, params: unknown[], deletedIsDone = false): Promise<KeyChangeResult> {
+    const rows = await db.query(sql, params);
+    if (rows.length > 0) return { ok: true };
+    const found = await db.query<{ deleted_at: number | null }>("SELECT deleted_at FROM api_keys WHERE key_id = $1", [
+      keyId,
+    ]);
+    if (!found[0] || (found[0].deleted_at !== null && !deletedIsDone)) return fail("not_found", "Key not found");
+    return { ok: true };
+  }
+
+  /** Operator suspension: the key answers 403 key_suspended until unsuspended. */
+  function suspend(keyId: string): Promise<KeyChangeResult> {
+    return setColumn(
+      keyId,
+      "UPDATE api_keys SET suspended_at = $2 WHERE key_id = $1 AND deleted_at IS NULL AND suspended_at IS NULL RETURNING 1",
+      [keyId, new Date(now())],
+    );
+  }
+
+  function unsuspend(keyId: string): Promise<KeyChangeResult> {
+    return setColumn(
+      keyId,
+      "UPDATE api_keys SET suspended_at = NULL WHERE key_id = $1 AND deleted_at IS NULL AND suspended_at IS NOT NULL RETURNING 1",
+      [keyId],
+    );
+  }
+
+  /** Soft delete: the row stays for the request log's references; the key stops working at once. */
+  function remove(keyId: string): Promise<KeyChangeResult> {
+    return setColumn(
+      keyId,
+      "UPDATE api_keys SET deleted_at = $2 WHERE key_id = $1 AND deleted_at IS NULL RETURNING 1",
+      [keyId, new Date(now())],
+      true,
+    );
+  }
+
+  /** The gateway's check of a presented X-Api-Key value. */
+  async function lookup(keyText: string | null | undefined): Promise<LookupResult> {
+    const invalid = (reason: KeyRejectReason): LookupResult => ({ ok: false, code: "invalid_api_key", reason });
+    if (!keyText) return invalid("missing");
+    if (!isWellFormedKey(keyText)) return invalid("malformed");
+    const hash = await (await hasher()).hash(keyText);
+    const rows = await db.query<KeyJoinRow>(LOOKUP_BY_HASH_SQL, [hash]);
+    const row = rows[0];
+    if (!row || !constantTimeEqual(row.hash, hash)) return invalid("unknown");
+    const reason = rejectReason(
+      {
+        createdAt: row.created_at,
+        lastUsedAt: row.last_used_at,
+        expiresAt: row.expires_at,
+        deletedAt: row.deleted_at,
+        appDeletedAt: row.app_deleted_at,
+        suspendedAt: row.suspended_at,
+      },
+      now(),
+    );
+    if (reason === "suspended") return { ok: false, code: "key_suspended", reason };
+    if (reason !== null) return invalid(reason);
+    return { ok: true, key: toKeyRecord(row), app: toKeyApp(row), org: toKeyOrg(row) };
+  }
+
+  /** Records a use of the key; writes at most once per touchIntervalMs per key. */
+  async function touch(keyId: string): Promise<void> {
+    const t = now();
+    const last = lastTouch.get(keyId);
+    if (last !== undefined && t - last < touchIntervalMs) return;
+    if (lastTouch.size >= TOUCH_CACHE_MAX) lastTouch.clear();
+    lastTouch.set(keyId, t);
+    // The WHERE also covers other processes that touched the key a moment ago.
+    await db.query(
+      `UPDATE api_keys SET last_used_at = $2
+        WHERE key_id = $1 AND (last_used_at IS NULL OR last_used_at <= $3)`,
+      [keyId, new Date(t), new Date(t - touchIntervalMs)],
+    );
+  }
+
+  /** The app's keys that still exist (current and those in their reissue grace period). */
+  async function listKeys(appId: string): Promise<KeyRecord[]> {
+    const rows = await db.query<KeyRow>(
+      `SELECT ${KEY_COLUMNS} FROM api_keys k WHERE k.app_id = $1 AND k.deleted_at IS NULL ORDER BY k.created_at, k.key_id`,
+      [appId],
+    );
+    return rows.map(toKeyRecord);
+  }
+
+  async function getKey(keyId: string): Promise<KeyRecord | null> {
+    const rows = await db.query<KeyRow>(`SELECT ${KEY_COLUMNS} FROM api_keys k WHERE k.key_id = $1`, [keyId]);
+    return rows[0] ? toKeyRecord(rows[0]) : null;
+  }
+
+  return { issue, reissue, suspend, unsuspend, remove, lookup, touch, listKeys, getKey };
+}
+
+export type KeyService = ReturnType<typeof createKeyService>;

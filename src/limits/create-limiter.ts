@@ -1,0 +1,29 @@
+// Picks the implementation: Redis when a URL is configured (several gateway processes
+// share limits), otherwise in-process (the embedded single-process default).
+import type { Limiter } from "./limiter.ts";
+import { createMemoryLimiter } from "./memory-limiter.ts";
+import { createRedisLimiter } from "./redis-limiter.ts";
+
+export interface CreateLimiterOptions {
+  redisUrl?: string;
+  /** Clock for the in-process limiter (ms). The Redis limiter always uses Redis server time. */
+  now?: () => number;
+  /** Redis key prefix (default "pd:limits:"). */
+  keyPrefix?: string;
+  /** Retry-After hint for refused permits, both implementations (default 1000 ms). */
+  permitRetryAfterMs?: number;
+  /** Redis connection errors and failed releases. */
+  onError?: (err: Error) => void;
+}
+
+export function createLimiter(options: CreateLimiterOptions = {}): Limiter {
+  if (options.redisUrl) {
+    return createRedisLimiter({
+      url: options.redisUrl,
+      keyPrefix: options.keyPrefix,
+      permitRetryAfterMs: options.permitRetryAfterMs,
+      onError: options.onError,
+    });
+  }
+  return createMemoryLimiter({ now: options.now, permitRetryAfterMs: options.permitRetryAfterMs });
+}

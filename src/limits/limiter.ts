@@ -1,0 +1,82 @@
+// The one limits interface the gateway talks to. Two implementations sit behind it:
+// memory-limiter.ts (embedded default, injectable clock) and redis-limiter.ts (shared
+// between gateway processes, Redis server time). test/limits/limiter-contract.ts holds
+// the behaviour both must show.
+
+export interface HitResult {
+  allowed: boolean;
+  /** Hits still allowed in the window after this one (0 when refused). */
+  remaining: number;
+  /** 0 when allowed; otherwise ms until enough old hits leave the window for one more. */
+  retryAfterMs: number;
+}
+
+export interface OverResult {
+  over: boolean;
+  /** 0 when not over; otherwise ms until the count drops below the limit. */
+  retryAfterMs: number;
+}
+
+export type AcquireResult = { ok: true; permit: Permit } | { ok: false; retryAfterMs: number };
+
+export interface Limiter {
+  /**
+   * Sliding-window log: records one hit under `key` if fewer than `limit` hits happened
+   * in the last `windowMs`; otherwise records nothing.
+   */
+  hit(key: string, limit: number, windowMs: number): Promise<HitResult>;
+  /** Like hit but records nothing: are there already `limit` or more hits in the window? */
+  isOver(key: string, limit: number, windowMs: number): Promise<OverResult>;
+  /** Records one event without a limit check; resolves to the count in the window, this one included. */
+  record(key: string, windowMs: number): Promise<number>;
+  /**
+   * Takes one of `max` concurrency slots under `key` as a lease that frees itself after
+   * `leaseMs` unless renewed, so a holder that dies cannot keep the slot.
+   */
+  acquire(key: string, max: number, leaseMs: number): Promise<AcquireResult>;
+  /** True when the backing store answers. Never rejects. */
+  ping(): Promise<boolean>;
+  close(): Promise<void>;
+}
+
+export interface Permit {
+  readonly id: string;
+  /** Extends the lease to `leaseMs` from now (default: the lease given at acquire). False if already lost. */
+  renew(leaseMs?: number): Promise<boolean>;
+  /** Frees the slot. Safe to call more than once; never rejects (an unreleased lease expires anyway). */
+  release(): Promise<void>;
+}
+
+/**
+ * Thrown when the limits store cannot answer (Redis down, restarting, too slow). The
+ * gateway turns it into 503 service_unavailable: without the store it cannot know
+ * whether a request is within its limits.
+ */
+export class LimiterUnavailableError extends Error {
+  override readonly name = "LimiterUnavailableError";
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+  }
+}
+
+export function isLimiterUnavailable(err: unknown): err is LimiterUnavailableError {
+  return err instanceof LimiterUnavailableError;
+}
+
+/**
+ * Retry-After hint for a refused permit. When a slot frees depends on how long the
+ * holders' requests run (typically seconds, sometimes minutes), which nobody knows in
+ * advance; a short fixed hint keeps waiting clients responsive, and a refused request is
+ * free. One second is the smallest whole-second Retry-After that is not "retry at once".
+ */
+export const DEFAULT_PERMIT_RETRY_AFTER_MS = 1000;
+
+/** record() keeps at most this many newest events per key, so a flood cannot grow memory without bound. */
+export const DEFAULT_MAX_LOG_ENTRIES = 10_000;
+
+/** Programming errors (not expected failures): limits and durations must be positive integers. */
+export function checkPositiveInt(name: string, value: number): void {
+  if (!Number.isSafeInteger(value) || value < 1) {
+    throw new RangeError(`${name} must be a positive integer, got ${value}`);
+  }
+}

@@ -1,0 +1,201 @@
+// Redis limiter: what lets several gateway processes keep one org cap of 2. All state
+// is in Redis under `keyPrefix`, every decision is one Lua script (redis-scripts.ts)
+// using Redis server time, so processes with skewed clocks still agree.
+//
+// Outages: a call never waits long. While the connection is down a call waits at most
+// `readyTimeoutMs` for ioredis to reconnect, and a sent command at most
+// `commandTimeoutMs`; then it rejects with LimiterUnavailableError (→ 503). Commands are
+// not queued offline or resent after a reconnect: the caller has already been told
+// "unavailable", and replaying a hit or acquire later would count something nobody is
+// waiting for. ioredis keeps reconnecting in the background, so service resumes on its
+// own once Redis is back (scripts are reloaded on NOSCRIPT).
+import { randomBytes } from "node:crypto";
+import { Redis } from "ioredis";
+import {
+  DEFAULT_MAX_LOG_ENTRIES,
+  DEFAULT_PERMIT_RETRY_AFTER_MS,
+  LimiterUnavailableError,
+  checkPositiveInt,
+  type AcquireResult,
+  type HitResult,
+  type Limiter,
+  type OverResult,
+  type Permit,
+} from "./limiter.ts";
+import { ACQUIRE, HIT, IS_OVER, RECORD, RENEW, type LuaScript } from "./redis-scripts.ts";
+
+export interface RedisLimiterOptions {
+  url: string;
+  /** Prepended to every key; lets tests (and several deployments) share one Redis. */
+  keyPrefix?: string;
+  /** Longest wait for one command's reply. */
+  commandTimeoutMs?: number;
+  /** Longest wait for a (re)connection before a call gives up. */
+  readyTimeoutMs?: number;
+  /** Retry-After hint for a refused permit (see DEFAULT_PERMIT_RETRY_AFTER_MS). */
+  permitRetryAfterMs?: number;
+  /** record() keeps at most this many newest events per key. */
+  maxLogEntries?: number;
+  /** Connection errors and failed releases; they are otherwise dropped (ping() shows health). */
+  onError?: (err: Error) => void;
+}
+
+export const DEFAULT_KEY_PREFIX = "pd:limits:";
+
+export function createRedisLimiter(options: RedisLimiterOptions): Limiter {
+  const prefix = options.keyPrefix ?? DEFAULT_KEY_PREFIX;
+  const readyTimeoutMs = options.readyTimeoutMs ?? 500;
+  const permitRetryAfterMs = options.permitRetryAfterMs ?? DEFAULT_PERMIT_RETRY_AFTER_MS;
+  const maxLogEntries = options.maxLogEntries ?? DEFAULT_MAX_LOG_ENTRIES;
+  const onError = options.onError ?? (() => {});
+
+  const client = new Redis(options.url, {
+    connectionName: "pixeldrop-limits",
+    commandTimeout: options.commandTimeoutMs ?? 1000,
+    connectTimeout: 2000,
+    // Fail calls made while disconnected instead of queueing them (see top of file),
+    // and fail in-flight ones as soon as the connection drops.
+    enableOfflineQueue: false,
+    maxRetriesPerRequest: 0,
+    autoResendUnfulfilledCommands: false,
+    // Keep trying forever, but at least once a second, so a restarted Redis is picked up quickly.
+    retryStrategy: (times) => Math.min(times * 100, 1000),
+  });
+  client.on("error", (err: Error) => onError(err));
+
+  // Calls that arrive while (re)connecting wait here, bounded by readyTimeoutMs.
+  const waiters = new Set<() => void>();
+  client.on("ready", () => {
+    for (const wake of waiters) wake();
+    waiters.clear();
+  });
+  let closed = false;
+
+  async function ready(): Promise<void> {
+    if (closed) throw new LimiterUnavailableError("limiter is closed");
+    if (client.status === "ready") return;
+    await new Promise<void>((resolve, reject) => {
+      const wake = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+      const timer = setTimeout(() => {
+        waiters.delete(wake);
+        reject(new LimiterUnavailableError(`limits store not reachable (connection ${client.status})`));
+      }, readyTimeoutMs);
+      waiters.add(wake);
+    });
+    if (closed) throw new LimiterUnavailableError("limiter is closed");
+  }
+
+  async function run(script: LuaScript, key: string, args: (string | number)[]): Promise<unknown> {
+    await ready();
+    try {
+      try {
+        return await client.evalsha(script.sha, 1, key, ...args);
+      } catch (err) {
+        // A fresh or restarted Redis has no scripts cached: send the source once.
+        if (!(err instanceof Error) || !err.message.startsWith("NOSCRIPT")) throw err;
+        return await client.eval(script.source, 1, key, ...args);
+      }
+    } catch (err) {
+      const why = err instanceof Error ? err.message : String(err);
+      throw new LimiterUnavailableError(`limits store failed in ${script.name}: ${why}`, { cause: err });
+    }
+  }
+
+  // Unique member ids without a round trip: a random per-instance tag plus a counter.
+  const instanceTag = randomBytes(6).toString("base64url");
+  let seq = 0;
+  const nextId = () => `${instanceTag}:${(++seq).toString(36)}`;
+  const windowKey = (key: string) => `${prefix}w:${key}`;
+  const permitKey = (key: string) => `${prefix}p:${key}`;
+
+  function makePermit(key: string, id: string, defaultLeaseMs: number): Permit {
+    let released = false;
+    return {
+      id,
+      async renew(leaseMs = defaultLeaseMs) {
+        checkPositiveInt("leaseMs", leaseMs);
+        if (released) return false;
+        return (await run(RENEW, permitKey(key), [id, leaseMs])) === 1;
+      },
+      async release() {
+        if (released) return;
+        released = true;
+        try {
+          await ready();
+          await client.zrem(permitKey(key), id);
+        } catch (err) {
+          // The lease expires on its own; the caller is usually in a finally block
+          // and must not have its own outcome replaced by this.
+          onError(err instanceof Error ? err : new Error(String(err)));
+        }
+      },
+    };
+  }
+
+  return {
+    async hit(key, limit, windowMs): Promise<HitResult> {
+      checkPositiveInt("limit", limit);
+      checkPositiveInt("windowMs", windowMs);
+      const [allowed, remaining, retryAfterMs] = asInts(await run(HIT, windowKey(key), [limit, windowMs, nextId()]), 3);
+      return { allowed: allowed === 1, remaining: remaining!, retryAfterMs: retryAfterMs! };
+    },
+
+    async isOver(key, limit, windowMs): Promise<OverResult> {
+      checkPositiveInt("limit", limit);
+      checkPositiveInt("windowMs", windowMs);
+      const [over, retryAfterMs] = asInts(await run(IS_OVER, windowKey(key), [limit, windowMs]), 2);
+      return { over: over === 1, retryAfterMs: retryAfterMs! };
+    },
+
+    async record(key, windowMs): Promise<number> {
+      checkPositiveInt("windowMs", windowMs);
+      return Number(await run(RECORD, windowKey(key), [windowMs, nextId(), maxLogEntries]));
+    },
+
+    async acquire(key, max, leaseMs): Promise<AcquireResult> {
+      checkPositiveInt("max", max);
+      checkPositiveInt("leaseMs", leaseMs);
+      const id = nextId();
+      const taken = await run(ACQUIRE, permitKey(key), [max, leaseMs, id]);
+      if (taken !== 1) return { ok: false, retryAfterMs: permitRetryAfterMs };
+      return { ok: true, permit: makePermit(key, id, leaseMs) };
+    },
+
+    async ping() {
+      try {
+        await ready();
+        return (await client.ping()) === "PONG";
+      } catch {
+        return false;
+      }
+    },
+
+    async close() {
+      if (closed) return;
+      closed = true;
+      // Calls still waiting for a connection give up now rather than at their timeout.
+      for (const wake of waiters) wake();
+      waiters.clear();
+      if (client.status === "ready") {
+        try {
+          await client.quit();
+          return;
+        } catch {
+          // fall through: drop the socket
+        }
+      }
+      client.disconnect();
+    },
+  };
+}
+
+function asInts(reply: unknown, n: number): number[] {
+  if (!Array.isArray(reply) || reply.length !== n) {
+    // A script/parsing mismatch is a bug (→ 500), not an outage.
+    throw new Error(`unexpected reply from limits script: ${JSON.stringify(reply)}`);
+  }
+  return reply.map(Number);
+}

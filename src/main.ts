@@ -1,0 +1,67 @@
+// Composition root: config → services → app → server, plus the hold sweeper and a
+// graceful shutdown. Runs on Node (@hono/node-server) and Deno (Deno.serve).
+import { ConfigError, parseConfig, type Config } from "./config.ts";
+import { buildApp } from "./wiring/app.ts";
+import { createLogger } from "./wiring/logger.ts";
+import { remoteAddress } from "./wiring/remote-address.ts";
+import { createServices } from "./wiring/services.ts";
+import { serve } from "./wiring/serve.ts";
+
+function readConfig(): Config {
+  try {
+    return parseConfig(process.env);
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      console.error(err.message);
+      process.exit(1);
+    }
+    throw err;
+  }
+}
+
+const config = readConfig();
+const log = createLogger(config.LOG_LEVEL);
+
+let operatorToken = config.OPERATOR_TOKEN;
+if (!operatorToken) {
+  operatorToken = `pdop_${Buffer.from(crypto.getRandomValues(new Uint8Array(24))).toString("base64url")}`;
+  // Printed once, on stderr and outside the JSON log stream, so it is not shipped to log storage.
+  console.error(`OPERATOR_TOKEN was not set; generated for this run: ${operatorToken}`);
+}
+
+const services = await createServices(config, { log });
+let shuttingDown = false;
+const { app } = buildApp(services, { operatorToken, log, isShuttingDown: () => shuttingDown, remoteAddress });
+
+if (services.engine) {
+  const t0 = Date.now();
+  services.engine.whenReady().then(
+    () => log({ msg: "models warm", backend: services.engine!.state().backend, poolSize: config.POOL_SIZE, threads: config.THREADS_PER_SESSION, ms: Date.now() - t0 }),
+    (err: unknown) => log({ level: "error", msg: "models failed to start", err: err instanceof Error ? err.message : String(err) }),
+  );
+}
+
+const sweeper = setInterval(() => {
+  services.billing.sweepExpired().then(
+    (n) => n > 0 && log({ level: "warn", msg: "released expired holds", count: n }),
+    (err: unknown) => log({ level: "error", msg: "hold sweep failed", err: err instanceof Error ? err.message : String(err) }),
+  );
+}, config.HOLD_SWEEP_INTERVAL_MS);
+sweeper.unref?.();
+
+const server = await serve(app.fetch, { port: config.PORT, hostname: config.HOST });
+log({ msg: "listening", port: server.port, database: services.db.kind, limiter: config.REDIS_URL ? "redis" : "in-process" });
+
+async function shutdown(signal: string) {
+  if (shuttingDown) return;
+  shuttingDown = true;
+  log({ msg: "shutting down", signal });
+  clearInterval(sweeper);
+  // Stop accepting; in-flight requests finish (their undo steps release permits and holds).
+  await server.close(config.DEADLINE_MS);
+  await services.close();
+  log({ msg: "stopped" });
+  process.exit(0);
+}
+process.on("SIGTERM", () => void shutdown("SIGTERM"));
+process.on("SIGINT", () => void shutdown("SIGINT"));

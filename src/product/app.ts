@@ -1,0 +1,99 @@
+// The internal product endpoint: the same multipart request as the public one, already
+// authorised and paid for by the gateway. Answers the PNG or a product error.
+import { Hono } from "hono";
+import { fail, type Failure } from "../http/api-error.ts";
+import { errorResponse } from "../http/error-response.ts";
+import { H } from "../http/headers.ts";
+import { newRequestId } from "../http/request-id.ts";
+import { MAX_BODY_BYTES, parseMultipart, readBodyCapped, announcedLength } from "../http/read-body.ts";
+import type { ByteBudget } from "../http/byte-budget.ts";
+import { readImageHeader, checkPixelLimit } from "../imaging/index.ts";
+import type { Admission } from "./admission.ts";
+import type { Engine } from "./engine.ts";
+import { readRemoveParams, SIZES, type Size } from "./params.ts";
+
+export const PRODUCT_PATH = "/internal/v1/removebg";
+
+export interface ProductDeps {
+  engine: Engine;
+  admission: Admission;
+  receiveBudget: ByteBudget;
+  now: () => number;
+  defaultDeadlineMs: number;
+  isShuttingDown: () => boolean;
+  log?: (event: Record<string, unknown>) => void;
+}
+
+export function createProductApp(deps: ProductDeps): Hono {
+  const app = new Hono();
+  app.post(PRODUCT_PATH, async (c) => {
+    const req = c.req.raw;
+    const requestId = req.headers.get(H.requestId) ?? newRequestId(deps.now());
+    const reply = (f: Failure) => errorResponse(requestId, f.code, f.title, f.retryAfter);
+
+    if (deps.isShuttingDown()) return reply(fail("shutting_down", undefined, 5));
+    const engineState = deps.engine.state();
+    if (!engineState.ready) {
+      return reply(engineState.failed ? fail("model_unavailable", undefined, 30) : fail("service_not_ready", undefined, 10));
+    }
+    if (new URL(req.url).search !== "") return reply(fail("unsupported_parameter", "A query string is not accepted"));
+
+    const expected = Math.min(announcedLength(req) ?? MAX_BODY_BYTES, MAX_BODY_BYTES);
+    if (!deps.receiveBudget.tryTake(expected)) return reply(fail("receive_budget_exhausted", undefined, 2));
+    let params;
+    try {
+      const body = await readBodyCapped(req, MAX_BODY_BYTES);
+      if (!body.ok) return reply(body);
+      const form = await parseMultipart(body.bytes, req.headers.get("content-type"));
+      if (!form.ok) return reply(form);
+      params = await readRemoveParams(form.form);
+      if (!params.ok) return reply(params);
+    } finally {
+      deps.receiveBudget.give(expected);
+    }
+
+    const forced = req.headers.get(H.forceSize);
+    const size: Size | undefined = forced && (SIZES as readonly string[]).includes(forced) ? (forced as Size) : params.size;
+
+    // Cheap checks from the header only: a 400 MP claim costs no memory.
+    const header = readImageHeader(params.image);
+    if (!header.ok) return reply(fail("invalid_parameter", header.title));
+    const limit = checkPixelLimit(header);
+    if (!limit.ok) return reply(fail("invalid_parameter", limit.title));
+
+    const deadlineRaw = Number(req.headers.get(H.deadline));
+    const deadline = Number.isFinite(deadlineRaw) && deadlineRaw > 0 ? deadlineRaw : deps.now() + deps.defaultDeadlineMs;
+    const admitted = deps.admission.admit(req.headers.get(H.queueKey) ?? "anonymous", deadline);
+    if (!admitted.ok) return reply(admitted);
+
+    const started = deps.now();
+    let durationMs: number | undefined;
+    try {
+      const result = await deps.engine.run({ image: params.image, size, semitransparency: params.semitransparency });
+      durationMs = deps.now() - started;
+      if (!result.ok) return reply(fail(result.code, result.title));
+      deps.log?.({ msg: "removed", requestId, width: result.width, height: result.height, ...result.timings });
+      // The PNG arrived from the worker in its own (transferred) ArrayBuffer.
+      return new Response(result.png as Uint8Array<ArrayBuffer>, {
+        status: 200,
+        headers: {
+          "content-type": "image/png",
+          [H.requestId]: requestId,
+          [H.width]: String(result.width),
+          [H.height]: String(result.height),
+          [H.processingMs]: String(result.processingMs),
+          [H.fgTop]: String(result.foreground.top),
+          [H.fgLeft]: String(result.foreground.left),
+          [H.fgWidth]: String(result.foreground.width),
+          [H.fgHeight]: String(result.foreground.height),
+        },
+      });
+    } catch (err) {
+      deps.log?.({ level: "error", msg: "inference failed", requestId, err: err instanceof Error ? err.message : String(err) });
+      return reply(fail("inference_failed", "Processing failed; if it repeats, report the request ID"));
+    } finally {
+      admitted.ticket.done(durationMs);
+    }
+  });
+  return app;
+}

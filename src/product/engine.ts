@@ -1,0 +1,61 @@
+// The removal engine: a pool of workers, each with one model session, running the
+// whole pipeline. Built once at start; warming happens in the background so the HTTP
+// server can answer /healthz (and 503 service_not_ready) meanwhile.
+import { createWorkerPool, type WorkerPool } from "../inference/pool.ts";
+import type { createMaskSession } from "../inference/session.ts";
+import type { PipelineJob, PipelineResult } from "./pipeline.ts";
+
+export type SessionSettings = Parameters<typeof createMaskSession>[0];
+
+export interface EngineState {
+  ready: boolean;
+  failed?: string;
+  backend?: string;
+  poolSize: number;
+  busy: number;
+  queued: number;
+}
+
+export interface Engine {
+  /** Resolves when every worker has its warm session; rejects if they cannot start. */
+  whenReady(): Promise<void>;
+  state(): EngineState;
+  run(job: PipelineJob): Promise<PipelineResult>;
+  dispose(): Promise<void>;
+}
+
+export function createEngine(opts: { poolSize: number; session: SessionSettings; startTimeoutMs?: number }): Engine {
+  const pool: WorkerPool<PipelineJob, PipelineResult> = createWorkerPool<PipelineJob, PipelineResult>({
+    size: opts.poolSize,
+    workerUrl: new URL("./pipeline-worker.ts", import.meta.url),
+    workerData: opts.session,
+    startTimeoutMs: opts.startTimeoutMs ?? 300_000,
+  });
+  let ready = false;
+  let failed: string | undefined;
+  let backend: string | undefined;
+  const warm = pool.ready().then(
+    (info) => {
+      ready = true;
+      backend = (info as { backend?: string } | undefined)?.backend;
+    },
+    (err: unknown) => {
+      failed = err instanceof Error ? err.message : String(err);
+      throw err;
+    },
+  );
+  warm.catch(() => {}); // observed through state() and whenReady()
+
+  return {
+    whenReady: () => warm,
+    state() {
+      const s = pool.stats();
+      return { ready, failed, backend: backend ?? s.backend, poolSize: s.size, busy: s.busy, queued: s.queued };
+    },
+    run(job) {
+      // The image buffer moves to the worker; the caller must not reuse it.
+      return pool.run(job, [job.image.buffer as ArrayBuffer]);
+    },
+    dispose: () => pool.dispose(),
+  };
+}

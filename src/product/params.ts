@@ -1,0 +1,97 @@
+// The removebg form parameters: which parts are allowed, which values, and the one
+// failure each rejection gives. Shared by the gateway (checks before money moves) and
+// the product service (checks again, since it can be deployed on its own).
+// Decisions beyond the spec are recorded in docs/DECISIONS.md.
+import { fail, type Failure } from "../http/api-error.ts";
+
+export const SIZES = ["preview", "small", "regular", "auto", "full"] as const;
+export type Size = (typeof SIZES)[number];
+const PREVIEW_SIZES: ReadonlySet<string> = new Set(["preview", "small", "regular"]);
+
+export function isPreviewSize(size: Size | undefined): boolean {
+  return size !== undefined && PREVIEW_SIZES.has(size);
+}
+
+export interface RemoveParams {
+  image: Uint8Array;
+  /** undefined when the client omitted it (full-resolution tier). */
+  size: Size | undefined;
+  type: "product" | "auto";
+  format: "png" | "auto";
+  semitransparency: boolean;
+}
+
+// Parts the mirrored API knows that we deliberately do not support.
+const UNSUPPORTED_PARTS = new Set(["image_url", "image_file_b64"]);
+const INVALID_PARTS = new Set(["crop_margin"]);
+const KNOWN_PARTS = new Set(["image_file", "size", "type", "format", "semitransparency", "crop"]);
+const TRUE_WORDS = new Set(["true", "1", "yes", "on"]);
+const FALSE_WORDS = new Set(["false", "0", "no", "off"]);
+
+function textOf(form: FormData, name: string): string | undefined | Failure {
+  const all = form.getAll(name);
+  if (all.length === 0) return undefined;
+  if (all.length > 1) return fail("invalid_parameter", `Parameter ${name} was sent more than once`);
+  const v = all[0];
+  if (typeof v !== "string") return fail("invalid_parameter", `Parameter ${name} must be a text field`);
+  return v.trim();
+}
+
+const isFailure = (v: unknown): v is Failure =>
+  typeof v === "object" && v !== null && (v as Failure).ok === false;
+
+/** Validates the parts of a removebg form. The image bytes are read from the file part. */
+export async function readRemoveParams(form: FormData): Promise<({ ok: true } & RemoveParams) | Failure> {
+  for (const name of new Set(form.keys())) {
+    if (UNSUPPORTED_PARTS.has(name)) return fail("unsupported_parameter", `Parameter ${name} is not supported; send the image as image_file`);
+    if (INVALID_PARTS.has(name)) return fail("invalid_parameter", `Parameter ${name} is not supported`);
+    if (!KNOWN_PARTS.has(name)) return fail("unsupported_parameter", `Parameter ${name} is not supported`);
+  }
+
+  const size = textOf(form, "size");
+  if (isFailure(size)) return size;
+  if (size !== undefined && !(SIZES as readonly string[]).includes(size)) {
+    return fail("unsupported_parameter", `size must be one of ${SIZES.join(", ")}`);
+  }
+  const type = textOf(form, "type");
+  if (isFailure(type)) return type;
+  if (type !== undefined && type !== "product" && type !== "auto") {
+    return fail("unsupported_parameter", "type must be product or auto");
+  }
+  const format = textOf(form, "format");
+  if (isFailure(format)) return format;
+  if (format !== undefined && format !== "png" && format !== "auto") {
+    return fail("unsupported_parameter", "format must be png or auto");
+  }
+  const crop = textOf(form, "crop");
+  if (isFailure(crop)) return crop;
+  if (crop !== undefined && !FALSE_WORDS.has(crop.toLowerCase())) {
+    return fail("unsupported_parameter", "crop is not supported; omit it or send false");
+  }
+  const semi = textOf(form, "semitransparency");
+  if (isFailure(semi)) return semi;
+  let semitransparency = true;
+  if (semi !== undefined) {
+    const word = semi.toLowerCase();
+    if (TRUE_WORDS.has(word)) semitransparency = true;
+    else if (FALSE_WORDS.has(word)) semitransparency = false;
+    else return fail("invalid_parameter", "semitransparency must be true or false");
+  }
+
+  const files = form.getAll("image_file");
+  if (files.length === 0) return fail("invalid_parameter", "image_file is required");
+  if (files.length > 1) return fail("invalid_parameter", "Send exactly one image_file");
+  const file = files[0];
+  if (typeof file === "string") return fail("invalid_parameter", "image_file must be a file part");
+  const image = new Uint8Array(await file.arrayBuffer());
+  if (image.length === 0) return fail("invalid_parameter", "image_file is empty");
+
+  return {
+    ok: true,
+    image,
+    size: size as Size | undefined,
+    type: (type ?? "auto") as RemoveParams["type"],
+    format: (format ?? "auto") as RemoveParams["format"],
+    semitransparency,
+  };
+}

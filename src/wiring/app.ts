@@ -1,0 +1,109 @@
+// The HTTP application: public API, operator API, health, all sharing the request-ID
+// middleware and the one error path. The product service is reached through a fetch
+// function: the in-process product app by default, PRODUCT_URL when split.
+import { Hono } from "hono";
+import { createAdminApp } from "../admin/app.ts";
+import { createGatewayApp } from "../gateway/app.ts";
+import { isStoreUnavailable } from "../gateway/store-errors.ts";
+import { fail } from "../http/api-error.ts";
+import type { AppEnv } from "../http/app-env.ts";
+import { registerHealth } from "../http/health.ts";
+import { installErrorHandling, requestIdMiddleware } from "../http/middleware.ts";
+import { createProductApp } from "../product/app.ts";
+import { gatewayPorts } from "./gateway-ports.ts";
+import type { Services } from "./services.ts";
+
+export interface AppOptions {
+  operatorToken: string;
+  log: (e: Record<string, unknown>) => void;
+  isShuttingDown: () => boolean;
+  remoteAddress?: (req: Request, env: unknown) => string | undefined;
+  sleep?: (ms: number) => Promise<void>;
+  /** Replaces the product call (tests of resends and upstream failures). */
+  product?: (req: Request, signal: AbortSignal) => Promise<Response>;
+}
+
+export interface BuiltApp {
+  app: Hono<AppEnv>;
+  /** The internal product app, when this process runs the engine. */
+  productApp?: Hono;
+}
+
+export function buildApp(s: Services, o: AppOptions): BuiltApp {
+  const c = s.config;
+  const productApp =
+    s.engine && s.admission
+      ? createProductApp({
+          engine: s.engine,
+          admission: s.admission,
+          receiveBudget: s.productBudget,
+          now: s.now,
+          defaultDeadlineMs: c.DEADLINE_MS,
+          isShuttingDown: o.isShuttingDown,
+          log: o.log,
+        })
+      : undefined;
+
+  const product =
+    o.product ??
+    (c.PRODUCT_URL
+      ? (req: Request, signal: AbortSignal) => {
+          const url = new URL(new URL(req.url).pathname, c.PRODUCT_URL);
+          return fetch(new Request(url, req), { signal });
+        }
+      : productApp
+        ? (req: Request) => productApp.fetch(req) as Promise<Response>
+        : () => Promise.reject(new Error("no product service configured")));
+
+  const app = new Hono<AppEnv>();
+  app.use("*", requestIdMiddleware(s.now));
+  installErrorHandling(app, o.log, (err) =>
+    isStoreUnavailable(err) ? fail("service_unavailable", "A backing store is unavailable", 5) : undefined,
+  );
+
+  registerHealth(app, {
+    database: async () => {
+      await s.db.query("SELECT 1");
+      return { ok: true, detail: { kind: s.db.kind } };
+    },
+    limiter: async () => ({ ok: await s.limiter.ping(), detail: { kind: c.REDIS_URL ? "redis" : "in-process" } }),
+    ...(s.engine
+      ? {
+          models: async () => {
+            const st = s.engine!.state();
+            return { ok: st.ready, detail: { backend: st.backend, poolSize: st.poolSize, busy: st.busy, queued: st.queued, model: c.MODEL, error: st.failed } };
+          },
+        }
+      : {}),
+  });
+
+  app.route(
+    "/",
+    createGatewayApp({
+      ports: gatewayPorts(s),
+      limiter: s.limiter,
+      receiveBudget: s.gatewayBudget,
+      product,
+      settings: {
+        deadlineMs: c.DEADLINE_MS,
+        maxResends: c.MAX_RESENDS,
+        resendMinRemainingMs: c.RESEND_MIN_REMAINING_MS,
+        resendDefaultWaitS: c.RESEND_DEFAULT_WAIT_S,
+        globalConcurrency: c.GLOBAL_CONCURRENCY,
+        orgLiveConcurrency: c.ORG_LIVE_CONCURRENCY,
+        invalidKeyLimit: c.INVALID_KEY_LIMIT,
+        invalidKeyWindowS: c.INVALID_KEY_WINDOW_S,
+        trustProxy: c.TRUST_PROXY,
+      },
+      now: s.now,
+      sleep: o.sleep ?? ((ms) => new Promise((r) => setTimeout(r, ms))),
+      remoteAddress: o.remoteAddress ?? (() => undefined),
+      log: o.log,
+    }),
+  );
+  app.route(
+    "/admin/v1",
+    createAdminApp({ accounts: s.accounts, billing: s.billing, keys: s.keys, requestLog: s.requestLog, operatorToken: o.operatorToken }),
+  );
+  return { app, productApp };
+}

@@ -1,0 +1,104 @@
+// Builds every long-lived dependency from the config: stores, limiter, money, keys,
+// the removal engine. main.ts and the tests build the service the same way.
+import { createAccounts, type Accounts } from "../accounts/index.ts";
+import { createBilling, createRequestLog, createTestQuota, type Billing, type RequestLog, type TestQuota } from "../billing/index.ts";
+import type { Config } from "../config.ts";
+import { migrate, openDb, type Db } from "../db/index.ts";
+import { createByteBudget, type ByteBudget } from "../http/byte-budget.ts";
+import { resolveModel } from "../inference/manifest.ts";
+import { createKeyService, loadOrCreatePepper, type KeyService } from "../keys/index.ts";
+import { createLimiter, type Limiter } from "../limits/index.ts";
+import { createAdmission, type Admission } from "../product/admission.ts";
+import { createEngine, type Engine } from "../product/engine.ts";
+import { PACKAGE_MODELS_DIR, PACKAGE_WASM_DIR } from "./paths.ts";
+
+export interface Services {
+  config: Config;
+  now: () => number;
+  db: Db;
+  limiter: Limiter;
+  accounts: Accounts;
+  billing: Billing;
+  testQuota: TestQuota;
+  requestLog: RequestLog;
+  keys: KeyService;
+  /** Absent when this process is a gateway only (PRODUCT_URL set). */
+  engine?: Engine;
+  admission?: Admission;
+  productBudget: ByteBudget;
+  gatewayBudget: ByteBudget;
+  close(): Promise<void>;
+}
+
+export interface ServiceOptions {
+  now?: () => number;
+  log: (e: Record<string, unknown>) => void;
+  /** Tests may bring their own engine (or none, with PRODUCT_URL or a fake product). */
+  engine?: Engine | null;
+}
+
+export async function createServices(config: Config, opts: ServiceOptions): Promise<Services> {
+  const now = opts.now ?? Date.now;
+  const db = await openDb({ databaseUrl: config.DATABASE_URL, dataDir: config.DATA_DIR });
+  await migrate(db);
+  const pepper = await loadOrCreatePepper(db, config.KEY_PEPPER);
+  const limiter = createLimiter({
+    redisUrl: config.REDIS_URL,
+    now,
+    onError: throttled(opts.log, "limiter store error"),
+  });
+
+  const engine = opts.engine === undefined ? (config.PRODUCT_URL ? undefined : await buildEngine(config)) : opts.engine ?? undefined;
+  const admission = engine
+    ? createAdmission({ poolSize: config.POOL_SIZE, keyQueueMax: config.KEY_QUEUE_MAX, queueMax: config.QUEUE_MAX, now })
+    : undefined;
+
+  return {
+    config,
+    now,
+    db,
+    limiter,
+    accounts: createAccounts({ db, now }),
+    // A hold lives as long as a request may (deadline) plus a margin for the capture itself.
+    billing: createBilling({ db, now, holdTtlMs: config.DEADLINE_MS + 60_000 }),
+    testQuota: createTestQuota({ db, now }),
+    requestLog: createRequestLog({ db, now }),
+    keys: createKeyService({ db, now, pepper }),
+    engine,
+    admission,
+    productBudget: createByteBudget(config.RECEIVE_BUDGET_BYTES),
+    gatewayBudget: createByteBudget(config.RECEIVE_BUDGET_BYTES),
+    async close() {
+      await engine?.dispose().catch(() => {});
+      await limiter.close().catch(() => {});
+      await db.close().catch(() => {});
+    },
+  };
+}
+
+async function buildEngine(config: Config): Promise<Engine> {
+  const model = await resolveModel({ model: config.MODEL, modelsDir: config.MODELS_DIR ?? PACKAGE_MODELS_DIR });
+  if (!model.ok) throw new Error(model.title);
+  return createEngine({
+    poolSize: config.POOL_SIZE,
+    session: {
+      model: model.entry,
+      modelPath: model.path,
+      backend: config.INFERENCE_BACKEND,
+      threads: config.THREADS_PER_SESSION,
+      wasmDir: PACKAGE_WASM_DIR,
+      stubDelayMs: config.STUB_DELAY_MS,
+    },
+  });
+}
+
+/** At most one log line per second for a repeating store error (a Redis outage repeats). */
+function throttled(log: ServiceOptions["log"], msg: string) {
+  let last = 0;
+  return (err: unknown) => {
+    const t = Date.now();
+    if (t - last < 1000) return;
+    last = t;
+    log({ level: "warn", msg, err: err instanceof Error ? err.message : String(err) });
+  };
+}

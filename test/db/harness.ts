@@ -1,0 +1,126 @@
+// Runs the same test bodies against in-memory PGlite (always) and a real Postgres
+// (when DATABASE_URL is set). Each file gets its own freshly migrated database: a
+// new PGlite instance, or on Postgres a throwaway database created next to the one
+// in DATABASE_URL and dropped afterwards, so schema edits and parallel runs of other
+// suites never meet.
+import { after, before, describe } from "node:test";
+import { readFile, rename, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { openDb, migrate, loadMigrations, randomBase62, type Db } from "../../src/db/index.ts";
+import { openPglite } from "../../src/db/pglite-db.ts";
+
+export interface Backend {
+  name: "pglite" | "postgres";
+  /** A reason to skip, or false. */
+  skip: string | false;
+}
+
+export const BACKENDS: Backend[] = [
+  { name: "pglite", skip: false },
+  { name: "postgres", skip: process.env.DATABASE_URL ? false : "DATABASE_URL is not set" },
+];
+
+/** DATABASE_URL with its database name replaced. */
+export function urlForDatabase(name: string): string {
+  const u = new URL(process.env.DATABASE_URL!);
+  u.pathname = `/${name}`;
+  return u.toString();
+}
+
+/** A new empty database on the server in DATABASE_URL; call the returned drop when done. */
+export async function createScratchDatabase(): Promise<{ url: string; drop: () => Promise<void> }> {
+  const name = `pd_test_${randomBase62(10).toLowerCase()}`;
+  const admin = await openDb({ databaseUrl: process.env.DATABASE_URL!, dataDir: "", max: 1 });
+  await admin.query(`CREATE DATABASE ${name}`);
+  await admin.close();
+  return {
+    url: urlForDatabase(name),
+    async drop() {
+      const a = await openDb({ databaseUrl: process.env.DATABASE_URL!, dataDir: "", max: 1 });
+      await a.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await a.close();
+    },
+  };
+}
+
+/**
+ * A fresh, migrated in-memory PGlite. initdb in WASM takes several seconds, so the
+ * first call dumps a migrated data directory to the temp dir (named by the
+ * migrations' checksums, so an edited migration makes a new one) and later calls,
+ * in this process or the next test file, start from that copy.
+ */
+export async function openMigratedPglite(): Promise<Db> {
+  const sums = (await loadMigrations()).map((m) => m.checksum.slice(0, 8)).join("");
+  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(sums));
+  const tag = [...new Uint8Array(digest)].slice(0, 8).map((b) => b.toString(16).padStart(2, "0")).join("");
+  const path = join(tmpdir(), `pixeldrop-pglite-template-${tag}.tar`);
+  const cached = await readFile(path).catch(() => null);
+  if (cached) {
+    const db = await openPglite("memory://", { loadDataDir: new Blob([cached]) });
+    await migrate(db); // a no-op unless the cache is stale; then it fails loudly
+    return db;
+  }
+  const db = await openPglite("memory://");
+  await migrate(db);
+  const tar = new Uint8Array(await (await db.dumpDataDir()).arrayBuffer());
+  // Write then rename, so a concurrent reader never sees half a file.
+  const partial = `${path}.${randomBase62(6)}.partial`;
+  await writeFile(partial, tar);
+  await rename(partial, path);
+  return db;
+}
+
+export async function openFresh(backend: Backend["name"], max = 10): Promise<{ db: Db; dispose: () => Promise<void> }> {
+  if (backend === "pglite") {
+    const db = await openMigratedPglite();
+    return { db, dispose: () => db.close() };
+  }
+  const scratch = await createScratchDatabase();
+  const db = await openDb({ databaseUrl: scratch.url, dataDir: "", max });
+  await migrate(db);
+  return {
+    db,
+    async dispose() {
+      await db.close();
+      await scratch.drop();
+    },
+  };
+}
+
+/**
+ * describe() once per backend; `body` registers tests and reads the database through
+ * `getDb()` (it only exists once the tests run).
+ */
+export function describeEachDb(title: string, body: (getDb: () => Db, backend: Backend["name"]) => void): void {
+  for (const b of BACKENDS) {
+    describe(`${title} [${b.name}]`, { skip: b.skip }, () => {
+      let db: Db | undefined;
+      let dispose: (() => Promise<void>) | undefined;
+      before(async () => {
+        ({ db, dispose } = await openFresh(b.name));
+      });
+      after(async () => {
+        await dispose?.();
+      });
+      body(() => {
+        if (!db) throw new Error("database not open yet");
+        return db;
+      }, b.name);
+    });
+  }
+}
+
+/** A clock tests move by hand, e.g. across midnight KST. */
+export function manualClock(start: number) {
+  let t = start;
+  return {
+    now: () => t,
+    set(ms: number) {
+      t = ms;
+    },
+    advance(ms: number) {
+      t += ms;
+    },
+  };
+}

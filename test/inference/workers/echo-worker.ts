@@ -1,0 +1,58 @@
+// A pool worker for the pool tests: no model, just behaviours on demand. It counts the
+// jobs it handled, so tests can see order and which worker (threadId) answered.
+import { threadId } from "node:worker_threads";
+import { setTimeout as sleep } from "node:timers/promises";
+import { serveWorker } from "../../../src/inference/worker-host.ts";
+
+export interface EchoData {
+  initDelayMs?: number;
+  failInit?: boolean;
+  crashInit?: boolean;
+}
+
+export type EchoJob =
+  | { op: "echo"; value: number; delayMs?: number }
+  | { op: "fail"; message: string }
+  | { op: "crash" }
+  | { op: "bytes"; data: Uint8Array };
+
+export interface EchoOut {
+  value?: number;
+  handled: number;
+  threadId: number;
+  byteSum?: number;
+}
+
+let handled = 0;
+
+serveWorker<EchoData, EchoJob, EchoOut, { backend: string; threadId: number }>({
+  async init(data) {
+    if (data.initDelayMs) await sleep(data.initDelayMs);
+    if (data.failInit) throw new Error("init refused on purpose");
+    if (data.crashInit) process.exit(3);
+    return { backend: "echo", threadId };
+  },
+  async handle(job) {
+    handled++;
+    switch (job.op) {
+      case "echo":
+        if (job.delayMs) await sleep(job.delayMs);
+        return { result: { value: job.value, handled, threadId } };
+      case "fail":
+        throw Object.assign(new Error(job.message), { code: "inference_failed" });
+      case "crash":
+        // An uncaught error outside the handler's promise kills the thread, like a
+        // runtime abort would.
+        setImmediate(() => {
+          throw new Error("worker crashed on purpose");
+        });
+        await sleep(10_000);
+        return { result: { handled, threadId } };
+      case "bytes": {
+        let byteSum = 0;
+        for (const b of job.data) byteSum += b;
+        return { result: { byteSum, handled, threadId } };
+      }
+    }
+  },
+});

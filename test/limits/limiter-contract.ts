@@ -1,0 +1,292 @@
+// The behaviour every Limiter implementation must show. memory-limiter.test.ts runs it
+// with a fake clock; redis-limiter.test.ts runs it against a real Redis with short
+// windows and real waiting. Times are expressed in harness.unit so the same test reads
+// the same with a 60 s window (fake clock) and a few hundred ms (real clock).
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { randomUUID } from "node:crypto";
+import {
+  LimiterUnavailableError,
+  acquireAll,
+  createInvalidKeyGuard,
+  type Limiter,
+  type Permit,
+} from "../../src/limits/index.ts";
+
+export interface ContractHarness {
+  name: string;
+  /** A fresh limiter. */
+  make(): Limiter;
+  /** Lets `ms` of limiter time pass (advance a fake clock, or sleep). */
+  advance(ms: number): Promise<void>;
+  /** Window and lease length the tests use, in ms. */
+  unit: number;
+  /** Fake clock: retry-after values can be asserted exactly. */
+  exact: boolean;
+  /** Skip the whole suite (e.g. no REDIS_URL), with the reason. */
+  skip?: string | false;
+}
+
+export function runLimiterContract(h: ContractHarness): void {
+  const W = h.unit;
+  // Slack past an expiry, so a real clock has surely crossed it.
+  const m = Math.ceil(W / 5);
+  const key = (what: string) => `${what}:${randomUUID()}`;
+  const t = (name: string, fn: (l: Limiter) => Promise<void>) =>
+    test(`${h.name}: ${name}`, { skip: h.skip || false, timeout: 30_000 }, async () => {
+      const l = h.make();
+      try {
+        await fn(l);
+      } finally {
+        await l.close();
+      }
+    });
+
+  t("hit allows up to the limit, then refuses with a retry-after within the window", async (l) => {
+    const k = key("hit");
+    assert.deepEqual(await l.hit(k, 3, W), { allowed: true, remaining: 2, retryAfterMs: 0 });
+    assert.deepEqual(await l.hit(k, 3, W), { allowed: true, remaining: 1, retryAfterMs: 0 });
+    assert.deepEqual(await l.hit(k, 3, W), { allowed: true, remaining: 0, retryAfterMs: 0 });
+    const refused = await l.hit(k, 3, W);
+    assert.equal(refused.allowed, false);
+    assert.equal(refused.remaining, 0);
+    assert.ok(refused.retryAfterMs > 0 && refused.retryAfterMs <= W, `retryAfterMs ${refused.retryAfterMs}`);
+    if (h.exact) assert.equal(refused.retryAfterMs, W);
+  });
+
+  t("the window slides: hits leave one by one, retry-after names the oldest one needed", async (l) => {
+    const k = key("slide");
+    await l.hit(k, 3, W);
+    await l.hit(k, 3, W);
+    await h.advance(W / 2);
+    assert.equal((await l.hit(k, 3, W)).allowed, true);
+    const full = await l.hit(k, 3, W);
+    assert.equal(full.allowed, false);
+    assert.ok(full.retryAfterMs <= W / 2, `first hits leave within W/2, got ${full.retryAfterMs}`);
+    if (h.exact) assert.equal(full.retryAfterMs, W / 2);
+
+    await h.advance(W / 2 + m); // the first two have left, the third has not
+    assert.deepEqual(await l.hit(k, 3, W), { allowed: true, remaining: 1, retryAfterMs: 0 });
+    assert.deepEqual(await l.hit(k, 3, W), { allowed: true, remaining: 0, retryAfterMs: 0 });
+    const again = await l.hit(k, 3, W);
+    assert.equal(again.allowed, false);
+    // The third hit (made at W/2) is now the one that must leave.
+    assert.ok(again.retryAfterMs < W / 2, `retryAfterMs ${again.retryAfterMs}`);
+    if (h.exact) assert.equal(again.retryAfterMs, W / 2 - m);
+  });
+
+  t("refused hits are not recorded", async (l) => {
+    const k = key("refused");
+    await l.hit(k, 2, W);
+    await l.hit(k, 2, W);
+    await h.advance(W / 2);
+    for (let i = 0; i < 5; i++) assert.equal((await l.hit(k, 2, W)).allowed, false);
+    await h.advance(W / 2 + m);
+    // Only the two allowed hits were counted, and both have left.
+    assert.deepEqual(await l.hit(k, 2, W), { allowed: true, remaining: 1, retryAfterMs: 0 });
+  });
+
+  t("isOver records nothing and turns true at the limit", async (l) => {
+    const k = key("isover");
+    for (let i = 0; i < 5; i++) assert.deepEqual(await l.isOver(k, 2, W), { over: false, retryAfterMs: 0 });
+    assert.deepEqual(await l.hit(k, 2, W), { allowed: true, remaining: 1, retryAfterMs: 0 });
+    assert.equal((await l.isOver(k, 2, W)).over, false);
+    assert.deepEqual(await l.hit(k, 2, W), { allowed: true, remaining: 0, retryAfterMs: 0 });
+    const over = await l.isOver(k, 2, W);
+    assert.equal(over.over, true);
+    assert.ok(over.retryAfterMs > 0 && over.retryAfterMs <= W);
+    if (h.exact) assert.equal(over.retryAfterMs, W);
+    await h.advance(W / 2);
+    // A longer-window event keeps the key alive, so the old hits must be aged out by
+    // isOver itself (not by the key expiring).
+    assert.equal(await l.record(k, 10 * W), 3);
+    assert.equal((await l.isOver(k, 2, W)).over, true);
+    await h.advance(W / 2 + m);
+    assert.deepEqual(await l.isOver(k, 2, W), { over: false, retryAfterMs: 0 });
+    assert.equal((await l.isOver(k, 1, W)).over, true);
+  });
+
+  t("record counts events in the window without a limit and they expire", async (l) => {
+    const k = key("record");
+    assert.equal(await l.record(k, W), 1);
+    await h.advance(W / 4);
+    assert.equal(await l.record(k, W), 2);
+    await h.advance(W / 4);
+    assert.equal(await l.record(k, W), 3);
+    // Three events, limit 2: over until the second (made at W/4) leaves, at 5W/4.
+    const over = await l.isOver(k, 2, W);
+    assert.equal(over.over, true);
+    assert.ok(over.retryAfterMs > W / 2 && over.retryAfterMs <= 3 * W / 4, `retryAfterMs ${over.retryAfterMs}`);
+    if (h.exact) assert.equal(over.retryAfterMs, 3 * W / 4);
+    assert.equal((await l.isOver(k, 3, W)).over, true);
+    assert.equal((await l.isOver(k, 4, W)).over, false);
+    // record and hit share the same log
+    assert.equal((await l.hit(k, 3, W)).allowed, false);
+    assert.equal((await l.hit(k, 4, W)).allowed, true);
+    await h.advance(W + m);
+    assert.equal(await l.record(k, W), 1);
+  });
+
+  t("keys are independent, and a window and a permit under one name do not mix", async (l) => {
+    const a = key("a");
+    const b = key("b");
+    await l.hit(a, 1, W);
+    assert.equal((await l.hit(a, 1, W)).allowed, false);
+    assert.equal((await l.hit(b, 1, W)).allowed, true);
+    const p = await l.acquire(a, 1, W);
+    assert.equal(p.ok, true);
+  });
+
+  t("permits: max holders, refusal carries a retry-after of at least 1 s, release frees", async (l) => {
+    const k = key("permit");
+    const held: Permit[] = [];
+    for (let i = 0; i < 3; i++) {
+      const r = await l.acquire(k, 3, 10 * W);
+      assert.ok(r.ok, `acquire ${i}`);
+      held.push(r.permit);
+    }
+    const refused = await l.acquire(k, 3, 10 * W);
+    assert.equal(refused.ok, false);
+    if (!refused.ok) assert.ok(refused.retryAfterMs >= 1000, `retryAfterMs ${refused.retryAfterMs}`);
+    await held[1]!.release();
+    const again = await l.acquire(k, 3, 10 * W);
+    assert.ok(again.ok);
+    assert.equal((await l.acquire(k, 3, 10 * W)).ok, false);
+  });
+
+  t("100 concurrent acquires never exceed max", async (l) => {
+    const k = key("burst");
+    const results = await Promise.all(Array.from({ length: 100 }, () => l.acquire(k, 5, 10 * W)));
+    const won = results.flatMap((r) => (r.ok ? [r.permit] : []));
+    assert.equal(won.length, 5);
+    assert.equal(new Set(won.map((p) => p.id)).size, 5, "permit ids are distinct");
+    await Promise.all(won.map((p) => p.release()));
+    const second = await Promise.all(Array.from({ length: 100 }, () => l.acquire(k, 5, 10 * W)));
+    assert.equal(second.filter((r) => r.ok).length, 5, "released slots are all usable again");
+  });
+
+  t("double release is harmless: it does not free someone else's slot", async (l) => {
+    const k = key("double");
+    const first = await l.acquire(k, 1, 10 * W);
+    assert.ok(first.ok);
+    await first.permit.release();
+    await first.permit.release();
+    const second = await l.acquire(k, 1, 10 * W);
+    assert.ok(second.ok);
+    await first.permit.release();
+    assert.equal((await l.acquire(k, 1, 10 * W)).ok, false, "second holder keeps its slot");
+    assert.equal(await first.permit.renew(), false, "a released permit cannot be renewed");
+  });
+
+  t("an expired lease frees its slot (while a longer one stays) and cannot be renewed", async (l) => {
+    const k = key("lease");
+    const long = await l.acquire(k, 2, 10 * W);
+    const p = await l.acquire(k, 2, W);
+    assert.ok(long.ok && p.ok);
+    assert.equal((await l.acquire(k, 2, W)).ok, false);
+    await h.advance(W + m);
+    const q = await l.acquire(k, 2, 10 * W);
+    assert.ok(q.ok, "slot of the dead holder is free again");
+    assert.equal((await l.acquire(k, 2, W)).ok, false, "the long lease still holds its slot");
+    assert.equal(await p.permit.renew(), false);
+    await p.permit.release(); // late release of the expired lease must not free anyone's slot
+    assert.equal((await l.acquire(k, 2, W)).ok, false);
+  });
+
+  t("renew extends the lease", async (l) => {
+    const k = key("renew");
+    const p = await l.acquire(k, 1, W);
+    assert.ok(p.ok);
+    await h.advance(W * 0.6);
+    assert.equal(await p.permit.renew(), true); // now lives until 1.6 W
+    await h.advance(W * 0.6); // 1.2 W: past the original lease
+    assert.equal((await l.acquire(k, 1, W)).ok, false, "renewed lease still holds the slot");
+    assert.equal(await p.permit.renew(2 * W), true); // until 3.2 W
+    await h.advance(W + m);
+    assert.equal((await l.acquire(k, 1, W)).ok, false, "renew(leaseMs) used the longer lease");
+    await h.advance(W);
+    assert.equal((await l.acquire(k, 1, W)).ok, true, "without renewal it expires");
+  });
+
+  t("acquireAll takes every permit in order and releases them together", async (l) => {
+    const org = key("org");
+    const global = key("global");
+    const all = await acquireAll(l, [
+      { key: org, max: 2, leaseMs: 10 * W },
+      { key: global, max: 3, leaseMs: 10 * W },
+    ]);
+    assert.ok(all.ok);
+    assert.equal(all.permits.length, 2);
+    assert.ok((await l.acquire(org, 2, W)).ok);
+    assert.equal((await l.acquire(org, 2, W)).ok, false, "org slot is held by acquireAll");
+    await all.release();
+    await all.release(); // idempotent, like Permit.release
+    const g = await Promise.all([1, 2, 3].map(() => l.acquire(global, 3, W)));
+    assert.equal(g.filter((r) => r.ok).length, 3, "global slot was released");
+  });
+
+  t("acquireAll rolls back the permits taken when a later one is refused", async (l) => {
+    const org = key("org");
+    const global = key("global");
+    const blocker = await l.acquire(global, 1, 10 * W);
+    assert.ok(blocker.ok);
+    const all = await acquireAll(l, [
+      { key: org, max: 1, leaseMs: 10 * W },
+      { key: global, max: 1, leaseMs: 10 * W },
+    ]);
+    assert.equal(all.ok, false);
+    if (!all.ok) {
+      assert.equal(all.failedKey, global);
+      assert.equal(all.failedIndex, 1);
+      assert.ok(all.retryAfterMs >= 1000);
+    }
+    assert.ok((await l.acquire(org, 1, W)).ok, "org permit was given back");
+  });
+
+  t("acquireAll refused on its first key takes nothing", async (l) => {
+    const test1 = key("testkey");
+    const global = key("global");
+    assert.ok((await l.acquire(test1, 1, 10 * W)).ok);
+    const all = await acquireAll(l, [
+      { key: test1, max: 1, leaseMs: W },
+      { key: global, max: 1, leaseMs: W },
+    ]);
+    assert.equal(all.ok, false);
+    if (!all.ok) assert.equal(all.failedKey, test1);
+    assert.ok((await l.acquire(global, 1, W)).ok);
+  });
+
+  t("invalid-key guard blocks the 21st request and lets the IP back after the window", async (l) => {
+    const guard = createInvalidKeyGuard(l, { limit: 20, windowMs: W });
+    const ip = `203.0.113.${Math.floor(Math.random() * 250)}-${randomUUID()}`;
+    const other = `2001:db8::${randomUUID()}`;
+    for (let i = 1; i <= 20; i++) {
+      assert.deepEqual(await guard.check(ip), { blocked: false, retryAfterS: 0 }, `request ${i}`);
+      assert.equal(await guard.recordInvalid(ip), i);
+    }
+    const blocked = await guard.check(ip);
+    assert.equal(blocked.blocked, true);
+    assert.ok(blocked.retryAfterS >= 1 && blocked.retryAfterS <= Math.max(1, Math.ceil(W / 1000)));
+    if (h.exact) assert.equal(blocked.retryAfterS, Math.ceil(W / 1000));
+    assert.equal((await guard.check(other)).blocked, false, "other IPs are not affected");
+    await h.advance(W + m);
+    assert.deepEqual(await guard.check(ip), { blocked: false, retryAfterS: 0 });
+  });
+
+  t("bad arguments are programming errors", async (l) => {
+    await assert.rejects(l.hit(key("x"), 0, W), RangeError);
+    await assert.rejects(l.hit(key("x"), 1, 1.5), RangeError);
+    await assert.rejects(l.acquire(key("x"), 0, W), RangeError);
+    await assert.rejects(l.record(key("x"), -1), RangeError);
+  });
+
+  test(`${h.name}: ping is true while open; after close, calls reject as unavailable`, { skip: h.skip || false }, async () => {
+    const l = h.make();
+    assert.equal(await l.ping(), true);
+    await l.close();
+    assert.equal(await l.ping(), false);
+    await assert.rejects(l.hit(key("closed"), 1, W), LimiterUnavailableError);
+    await assert.rejects(l.acquire(key("closed"), 1, W), LimiterUnavailableError);
+    await l.close(); // idempotent
+  });
+}

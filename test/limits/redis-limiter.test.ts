@@ -1,0 +1,86 @@
+// Redis limiter: the shared contract against a real Redis (short windows, real waiting),
+// plus what only a shared store can do: two limiter instances — two gateway processes —
+// see one set of counts and permits. Skipped without REDIS_URL. Every run uses its own
+// key namespace so parallel runs and other suites do not collide.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { randomUUID } from "node:crypto";
+import { setTimeout as sleep } from "node:timers/promises";
+import { Redis } from "ioredis";
+import { acquireAll, createLimiter, createRedisLimiter } from "../../src/limits/index.ts";
+import { runLimiterContract } from "./limiter-contract.ts";
+
+const url = process.env.REDIS_URL;
+const skip = url ? false : "REDIS_URL not set";
+const prefix = `pdtest:limits:${randomUUID()}:`;
+const make = () => createRedisLimiter({ url: url!, keyPrefix: prefix });
+
+runLimiterContract({
+  name: "redis",
+  make,
+  advance: (ms) => sleep(ms),
+  unit: 500,
+  exact: false,
+  skip,
+});
+
+test("redis: two limiter instances share window counts", { skip }, async () => {
+  const a = make();
+  const b = make();
+  try {
+    const k = `shared-hit:${randomUUID()}`;
+    assert.equal((await a.hit(k, 2, 5000)).allowed, true);
+    assert.deepEqual(await b.hit(k, 2, 5000), { allowed: true, remaining: 0, retryAfterMs: 0 });
+    assert.equal((await a.hit(k, 2, 5000)).allowed, false);
+    assert.equal((await b.isOver(k, 2, 5000)).over, true);
+    assert.equal(await b.record(k, 5000), 3);
+  } finally {
+    await Promise.all([a.close(), b.close()]);
+  }
+});
+
+test("redis: two instances racing for an org cap of 2 get exactly 2 permits", { skip }, async () => {
+  const a = make();
+  const b = make();
+  try {
+    const org = `org:${randomUUID()}`;
+    const global = `global:${randomUUID()}`;
+    const attempts = Array.from({ length: 40 }, (_, i) =>
+      acquireAll(i % 2 ? a : b, [
+        { key: org, max: 2, leaseMs: 10_000 },
+        { key: global, max: 32, leaseMs: 10_000 },
+      ]),
+    );
+    const results = await Promise.all(attempts);
+    const won = results.filter((r) => r.ok);
+    assert.equal(won.length, 2);
+    for (const r of results) if (!r.ok) assert.equal(r.failedKey, org);
+    // A permit taken through one instance is released through it and frees the slot for the other.
+    for (const r of won) if (r.ok) await r.release();
+    assert.ok((await b.acquire(org, 2, 1000)).ok);
+    assert.ok((await a.acquire(org, 2, 1000)).ok);
+    assert.equal((await b.acquire(org, 2, 1000)).ok, false);
+  } finally {
+    await Promise.all([a.close(), b.close()]);
+  }
+});
+
+test("redis: keys live under the prefix and expire with their window or lease", { skip }, async () => {
+  const l = createLimiter({ redisUrl: url!, keyPrefix: prefix });
+  const raw = new Redis(url!);
+  try {
+    const k = `ttl:${randomUUID()}`;
+    await l.hit(k, 5, 3000);
+    const p = await l.acquire(k, 1, 7000);
+    assert.ok(p.ok);
+    const windowTtl = await raw.pttl(`${prefix}w:${k}`);
+    const permitTtl = await raw.pttl(`${prefix}p:${k}`);
+    assert.ok(windowTtl > 0 && windowTtl <= 3000, `window ttl ${windowTtl}`);
+    assert.ok(permitTtl > 3000 && permitTtl <= 7000, `permit ttl ${permitTtl}`);
+    await p.permit.release();
+    assert.equal(await raw.zcard(`${prefix}p:${k}`), 0);
+  } finally {
+    await l.close();
+    raw.disconnect();
+  }
+});
