@@ -30,6 +30,8 @@ interface Ctx {
   /** Undo steps, run in reverse order whatever happens. */
   undo: (() => Promise<unknown>)[];
   succeeded: boolean;
+  /** Set once a test key is recognised: whose free calls the answer reports. */
+  testQuota?: { orgId: string; lifetime: boolean };
 }
 
 export function registerRemoveBg(app: Hono<AppEnv>, deps: GatewayDeps, guard: InvalidKeyGuard): void {
@@ -60,12 +62,25 @@ export function registerRemoveBg(app: Hono<AppEnv>, deps: GatewayDeps, guard: In
         );
       }
     }
+    if (ctx.testQuota && !ctx.succeeded) await stampTestRemaining(res, ctx.testQuota, deps);
     ctx.row.status = res.status;
     await deps.ports.logRequest(ctx.row).catch((err: unknown) =>
       deps.log({ level: "error", msg: "request log write failed", requestId, err: err instanceof Error ? err.message : String(err) }),
     );
     return res;
   });
+}
+
+/**
+ * Test-key headers go on every answer to a test key, errors included (DECISIONS.md).
+ * An error gives its call back, so the count is read after the undo steps ran.
+ */
+async function stampTestRemaining(res: Response, q: { orgId: string; lifetime: boolean }, deps: GatewayDeps): Promise<void> {
+  try {
+    res.headers.set(H.testRemaining, String(await deps.ports.testCallsRemaining(q)));
+  } catch {
+    // A store that is down already made this answer a 503; the header is left out.
+  }
 }
 
 async function handle(req: Request, env: unknown, ctx: Ctx, deps: GatewayDeps, guard: InvalidKeyGuard): Promise<Response> {
@@ -78,7 +93,10 @@ async function handle(req: Request, env: unknown, ctx: Ctx, deps: GatewayDeps, g
   if (!auth.ok) return reject(auth);
   const key = auth.key;
   Object.assign(ctx.row, { orgId: key.orgId, appId: key.appId, keyId: key.keyId, keyKind: key.kind });
-  if (key.kind === "test") ctx.headers[H.testSize] = "preview";
+  if (key.kind === "test") {
+    ctx.headers[H.testSize] = "preview";
+    ctx.testQuota = { orgId: key.orgId, lifetime: key.testQuota === "lifetime" };
+  }
   void deps.ports.touchKey(key.keyId).catch(() => {});
 
   if (new URL(req.url).search !== "") return reject(fail("unsupported_parameter", "A query string is not accepted"));
@@ -165,7 +183,6 @@ async function takeTestAllowance(key: KeyContext, ctx: Ctx, deps: GatewayDeps): 
   const lifetime = key.testQuota === "lifetime";
   const perMinute = await deps.limiter.hit(`test-minute:${key.keyId}`, TEST_PER_MINUTE, 60_000);
   if (!perMinute.allowed) {
-    ctx.headers[H.testRemaining] = String(await deps.ports.testCallsRemaining({ orgId: key.orgId, lifetime }));
     return fail("test_quota_exceeded", "Test keys allow 10 calls per minute", Math.ceil(perMinute.retryAfterMs / 1000));
   }
   const permits = await acquireAll(deps.limiter, [
@@ -173,17 +190,13 @@ async function takeTestAllowance(key: KeyContext, ctx: Ctx, deps: GatewayDeps): 
     { key: "global", max: deps.settings.globalConcurrency, leaseMs: leaseMs(deps) },
   ]);
   if (!permits.ok) {
-    ctx.headers[H.testRemaining] = String(await deps.ports.testCallsRemaining({ orgId: key.orgId, lifetime }));
     return permits.failedKey === "global"
       ? fail("rate_limited", "The service is at its concurrency limit", Math.ceil(permits.retryAfterMs / 1000))
       : fail("test_quota_exceeded", "Test keys allow 1 call at a time", Math.ceil(permits.retryAfterMs / 1000));
   }
   ctx.undo.push(() => permits.release());
   const quota = await deps.ports.consumeTestCall({ orgId: key.orgId, lifetime });
-  if (!quota.ok) {
-    ctx.headers[H.testRemaining] = "0";
-    return quota;
-  }
+  if (!quota.ok) return quota;
   ctx.headers[H.testRemaining] = String(quota.remaining);
   // Errors are free: a failed test call gives its allowance back.
   ctx.undo.push(async () => {

@@ -8,6 +8,15 @@ import { H } from "../http/headers.ts";
 
 export type ProductCall = (signal: AbortSignal) => Promise<Response>;
 
+/** Error codes the product service answers with (spec §7 product errors and resend conditions). */
+const PRODUCT_CODES: ReadonlySet<string> = new Set([
+  "invalid_parameter",
+  "unsupported_parameter",
+  "file_too_large",
+  "inference_failed",
+  ...RESENDABLE_CODES,
+]);
+
 export interface UpstreamOptions {
   deadlineAt: number;
   now: () => number;
@@ -87,16 +96,21 @@ async function readAnswer(res: Response, defaultWaitS: number, timedOut: () => b
     if (!image) return { kind: "final", failure: fail("upstream_error", "The processing service returned a malformed result") };
     return { kind: "ok", image };
   }
-  const code = await res
+  const first = await res
     .json()
-    .then((b: unknown) => (b as { errors?: { code?: unknown }[] })?.errors?.[0]?.code)
+    .then((b: unknown) => (b as { errors?: { code?: unknown; title?: unknown }[] })?.errors?.[0])
     .catch(() => undefined);
-  if (!isErrorCode(code)) {
+  const code = first?.code;
+  // Only the product's own codes pass through; anything else (a gateway code, a typo)
+  // means the answer cannot be trusted.
+  if (!isErrorCode(code) || !PRODUCT_CODES.has(code)) {
     return { kind: "final", failure: fail("upstream_error", "The processing service returned a malformed error") };
   }
+  // The product's title says what was wrong with the input (e.g. its size and the limit).
+  const title = typeof first?.title === "string" && first.title.length > 0 ? first.title.slice(0, 300) : undefined;
   const retryAfter = parseRetryAfter(res.headers.get("retry-after"));
   const beforeProcessing = (res.status === 503 || (res.status === 429 && code === "key_queue_full")) && RESENDABLE_CODES.has(code);
-  const failure = fail(code, undefined, retryAfter);
+  const failure = fail(code, title, retryAfter);
   if (beforeProcessing) return { kind: "resendable", failure, waitS: retryAfter ?? defaultWaitS };
   return { kind: "final", failure };
 }

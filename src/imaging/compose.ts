@@ -23,9 +23,12 @@ export function composeCutout(img: RGBA, alpha: Uint8Array, opts: ComposeOptions
   if (alpha.length !== n) throw new RangeError(`composeCutout: ${alpha.length} mask values for ${width} x ${height}`);
   const out = new Uint8ClampedArray(img.data);
   estimateForegroundInPlace(out, alpha, width, height);
+  const hard = !opts.semitransparency;
   for (let p = 0, i = 0; p < n; p++, i += 4) {
-    const m = opts.semitransparency ? alpha[p] : alpha[p] >= HARD_ALPHA_THRESHOLD ? 255 : 0;
-    const a = m === 255 ? out[i + 3] : Math.round((m * out[i + 3]) / 255);
+    let m = alpha[p];
+    if (hard) m = m >= HARD_ALPHA_THRESHOLD ? 255 : 0;
+    if (m === 255) continue; // colour and any input alpha stay as they are
+    const a = m === 0 ? 0 : Math.round((m * out[i + 3]) / 255);
     out[i + 3] = a;
     if (a === 0) {
       // Colour under alpha 0 is invisible but survives in the file; clear it so the

@@ -8,8 +8,8 @@ export const PREVIEW_MAX_PIXELS = 250_000;
 
 /**
  * Keeps the aspect ratio, never enlarges, keeps each side ≥ 1 and guarantees
- * width * height ≤ 250,000 for the preview names. Sides are rounded down, so the
- * result may be a pixel smaller than the exact scale would give.
+ * width * height ≤ 250,000 for the preview names. Sides are rounded down, so each
+ * is less than a pixel short of the exact scale.
  */
 export function outputSize(
   width: number,
@@ -19,13 +19,15 @@ export function outputSize(
   if (size !== "preview" && size !== "small" && size !== "regular") return { width, height };
   if (width * height <= PREVIEW_MAX_PIXELS) return { width, height };
   const scale = Math.sqrt(PREVIEW_MAX_PIXELS / (width * height));
-  let w = Math.max(1, Math.floor(width * scale));
-  let h = Math.max(1, Math.floor(height * scale));
-  // Only a very thin image gets here with a side clamped up to 1; then the other side
-  // must give way for the product to stay within the limit.
-  if (w * h > PREVIEW_MAX_PIXELS) {
-    if (w === 1) h = PREVIEW_MAX_PIXELS;
-    else w = Math.floor(PREVIEW_MAX_PIXELS / h);
+  // The epsilon stops 499.99999997 (floating-point noise for an exact 500) from
+  // rounding down to 499; the loop below still enforces the limit exactly.
+  let w = Math.min(width, Math.max(1, Math.floor(width * scale + 1e-7)));
+  let h = Math.min(height, Math.max(1, Math.floor(height * scale + 1e-7)));
+  // Too many pixels only after the epsilon or after a very thin side was raised to 1:
+  // take pixels off the longer side.
+  while (w * h > PREVIEW_MAX_PIXELS) {
+    if (w >= h) w = Math.max(1, Math.min(w - 1, Math.floor(PREVIEW_MAX_PIXELS / h)));
+    else h = Math.max(1, Math.min(h - 1, Math.floor(PREVIEW_MAX_PIXELS / w)));
   }
   return { width: w, height: h };
 }

@@ -7,9 +7,9 @@ import { checkGraphNames, type RunnerOptions, type TensorRunner } from "./runner
 
 // onnxruntime-node re-exports onnxruntime-common's API; typing it through common keeps
 // the type-check working when the optional package is absent.
-type NativeOrt = Pick<typeof OrtCommon, "InferenceSession" | "Tensor">;
+export type NativeOrt = Pick<typeof OrtCommon, "InferenceSession" | "Tensor">;
 
-async function importNative(): Promise<NativeOrt> {
+export async function importNativeOrt(): Promise<NativeOrt> {
   const specifier = "onnxruntime-node"; // a variable, so tsc does not require the package
   try {
     const mod = (await import(specifier)) as NativeOrt & { default?: NativeOrt };
@@ -23,17 +23,20 @@ async function importNative(): Promise<NativeOrt> {
   }
 }
 
+/** Session options (exported so the benchmark measures the same thing). */
+export const nativeSessionOptions = (threads: number): OrtCommon.InferenceSession.SessionOptions => ({
+  intraOpNumThreads: threads,
+  // One graph branch at a time: the parallelism we want is inside each operator.
+  interOpNumThreads: 1,
+  executionMode: "sequential",
+  graphOptimizationLevel: "all",
+});
+
 export async function createNativeRunner(opts: RunnerOptions): Promise<TensorRunner> {
-  const ort = await importNative();
+  const ort = await importNativeOrt();
   let session: OrtCommon.InferenceSession;
   try {
-    session = await ort.InferenceSession.create(opts.modelPath, {
-      intraOpNumThreads: opts.threads,
-      // One graph branch at a time: the parallelism we want is inside each operator.
-      interOpNumThreads: 1,
-      executionMode: "sequential",
-      graphOptimizationLevel: "all",
-    });
+    session = await ort.InferenceSession.create(opts.modelPath, nativeSessionOptions(opts.threads));
   } catch (err) {
     throw new InferenceError("model_unavailable", `cannot start a native session: ${messageOf(err)}`, { cause: err });
   }

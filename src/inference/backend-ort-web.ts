@@ -24,7 +24,7 @@ export function hasWebGpu(): boolean {
   return nav?.gpu !== undefined && nav.gpu !== null;
 }
 
-async function importOrt(bundle: "default" | "webgpu"): Promise<OrtModule> {
+export async function importOrtWeb(bundle: "default" | "webgpu"): Promise<OrtModule> {
   const mod = (bundle === "webgpu" ? await import("onnxruntime-web/webgpu") : await import("onnxruntime-web")) as OrtModule & {
     default?: OrtModule;
   };
@@ -32,20 +32,23 @@ async function importOrt(bundle: "default" | "webgpu"): Promise<OrtModule> {
   return mod.InferenceSession ? mod : (mod.default as OrtModule);
 }
 
-function configure(ort: OrtModule, opts: RunnerOptions): void {
+export function configureOrtWeb(ort: OrtModule, wasmDir: string, threads: number): void {
   // A trailing separator makes it a directory prefix: ORT appends the file names to it.
-  ort.env.wasm.wasmPaths = pathToFileURL(resolve(opts.wasmDir) + sep).href;
-  ort.env.wasm.numThreads = opts.threads;
+  ort.env.wasm.wasmPaths = pathToFileURL(resolve(wasmDir) + sep).href;
+  ort.env.wasm.numThreads = threads;
   ort.env.wasm.proxy = false;
 }
 
+/** Session options for both providers (exported so the benchmark measures the same thing). */
+export const ortWebSessionOptions = (provider: "wasm" | "webgpu"): Ort.InferenceSession.SessionOptions => ({
+  executionProviders: [provider],
+  graphOptimizationLevel: "all",
+  executionMode: "sequential",
+  enableCpuMemArena: true,
+});
+
 async function startSession(ort: OrtModule, bytes: Uint8Array, opts: RunnerOptions, provider: "wasm" | "webgpu") {
-  const session = await ort.InferenceSession.create(bytes, {
-    executionProviders: [provider],
-    graphOptimizationLevel: "all",
-    executionMode: "sequential",
-    enableCpuMemArena: true,
-  });
+  const session = await ort.InferenceSession.create(bytes, ortWebSessionOptions(provider));
   const problem = checkGraphNames(opts.model, session.inputNames, session.outputNames);
   if (problem) {
     await session.release();
@@ -70,8 +73,8 @@ export async function createOrtWebRunner(opts: RunnerOptions, preference: "wasm"
     throw new InferenceError("model_unavailable", `cannot read model ${opts.modelPath}: ${messageOf(err)}`, { cause: err });
   }
 
-  const ort = await importOrt(tryGpu ? "webgpu" : "default");
-  configure(ort, opts);
+  const ort = await importOrtWeb(tryGpu ? "webgpu" : "default");
+  configureOrtWeb(ort, opts.wasmDir, opts.threads);
   let backend: "wasm" | "webgpu" = tryGpu ? "webgpu" : "wasm";
   let session: Ort.InferenceSession;
   try {

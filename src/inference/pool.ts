@@ -65,14 +65,17 @@ interface Slot {
   startTimer?: ReturnType<typeof setTimeout>;
   restartTimer?: ReturnType<typeof setTimeout>;
   failedStarts: number;
+  /** Set while closing: called when the worker reports its dispose done. */
+  onClosed?: () => void;
 }
 
 const BOOTSTRAP = new URL("./worker-bootstrap.mjs", import.meta.url);
 
-const errorFrom = (code: InferenceErrorCode, wire: WireError | string) =>
-  typeof wire === "string"
-    ? new InferenceError(code, wire)
-    : new InferenceError((wire.code as InferenceErrorCode | undefined) ?? code, wire.message);
+const OUR_CODES: ReadonlySet<string> = new Set<InferenceErrorCode>(["inference_failed", "model_unavailable", "shutting_down"]);
+
+/** A worker's error as an InferenceError; foreign codes (ERR_..., ENOENT) become `fallback`. */
+const errorFrom = (fallback: InferenceErrorCode, wire: WireError) =>
+  new InferenceError(wire.code && OUR_CODES.has(wire.code) ? (wire.code as InferenceErrorCode) : fallback, wire.message);
 
 export function createWorkerPool<Job, Out>(opts: PoolOptions): WorkerPool<Job, Out> {
   if (!Number.isInteger(opts.size) || opts.size < 1) throw new RangeError("pool size must be a positive integer");
@@ -130,6 +133,7 @@ export function createWorkerPool<Job, Out>(opts: PoolOptions): WorkerPool<Job, O
           break;
         }
         case "closed":
+          slot.onClosed?.();
           break;
       }
     });
@@ -227,15 +231,24 @@ export function createWorkerPool<Job, Out>(opts: PoolOptions): WorkerPool<Job, O
     clearTimeout(slot.restartTimer);
     const worker = slot.worker;
     if (!worker) return;
-    const exited = new Promise<void>((resolve) => worker.once("exit", () => resolve()));
-    const deadline = new Promise<void>((resolve) => setTimeout(resolve, closeTimeoutMs).unref());
-    if (slot.job) await Promise.race([slot.job.done, deadline]);
-    if (slot.state === "idle") {
-      slot.state = "closing";
-      worker.postMessage({ type: "close" } satisfies ToWorker);
-      await Promise.race([exited, deadline]);
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const deadline = new Promise<void>((resolve) => (timer = setTimeout(resolve, closeTimeoutMs)));
+    try {
+      if (slot.job) await Promise.race([slot.job.done, deadline]);
+      if (slot.state === "idle") {
+        slot.state = "closing";
+        const closed = new Promise<void>((resolve) => {
+          slot.onClosed = resolve;
+          worker.once("exit", () => resolve());
+        });
+        worker.postMessage({ type: "close" } satisfies ToWorker);
+        await Promise.race([closed, deadline]);
+      }
+    } finally {
+      clearTimeout(timer);
     }
-    // Threads the model runtime started may keep the worker alive after its port closes.
+    // Threads the model runtime started keep a worker alive after its port closes, so
+    // the worker is ended here rather than left to exit by itself.
     await worker.terminate();
   }
 

@@ -2,8 +2,6 @@
 // output size → compose (soft alpha, foreground colour) → PNG. Runs inside a pool
 // worker (never on the HTTP event loop), and directly in the CLI and the benchmark.
 import {
-  readImageHeader,
-  checkPixelLimit,
   decodeImage,
   applyOrientation,
   resizeRGBA,
@@ -51,14 +49,10 @@ export type PipelineResult = PipelineOk | PipelineRejected;
 
 export async function runPipeline(job: PipelineJob, session: MaskSession, now: () => number = performance.now.bind(performance)): Promise<PipelineResult> {
   const t0 = now();
-  const header = readImageHeader(job.image);
-  if (!header.ok) return { ok: false, code: "invalid_parameter", title: header.title };
-  const limit = checkPixelLimit(header);
-  if (!limit.ok) return { ok: false, code: "invalid_parameter", title: limit.title };
-
+  // decodeImage reads the header first: over 12 MP or unreadable is refused before any pixel is decoded.
   const decoded = await decodeImage(job.image);
   if (!decoded.ok) return { ok: false, code: "invalid_parameter", title: decoded.title };
-  const upright = applyOrientation(decoded.image, header.orientation);
+  const upright = applyOrientation(decoded.image, decoded.header.orientation);
   const t1 = now();
 
   // The model sees the whole upright image at its own input size, whatever the tier,

@@ -1,6 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { describeEachDb, manualClock } from "../db/harness.ts";
+import { allSettled, describeEachDb, manualClock } from "../db/harness.ts";
 import { makeOrg, reqId } from "../db/fixtures.ts";
 import { createBilling } from "../../src/billing/index.ts";
 import { assertLedgerInvariants } from "./invariants.ts";
@@ -14,7 +14,7 @@ describeEachDb("ledger under concurrency", (getDb) => {
     const billing = createBilling({ db, now: clock.now, holdTtlMs: 150_000 });
     const { orgId, appId } = await makeOrg(db, clock.now, { creditKrw: 50 * 110 });
 
-    const outcomes = await Promise.all(
+    const outcomes = await allSettled(
       Array.from({ length: 200 }, async () => {
         const requestId = reqId();
         const r = await billing.reserve({ requestId, orgId, appId, amountKrw: 110 });
@@ -39,12 +39,12 @@ describeEachDb("ledger under concurrency", (getDb) => {
     const billing = createBilling({ db, now: clock.now, holdTtlMs: 150_000 });
     const { orgId, appId } = await makeOrg(db, clock.now, { creditKrw: 30 * 110 });
 
-    const outcomes = await Promise.all(
+    const outcomes = await allSettled(
       Array.from({ length: 120 }, async (_, i) => {
         const requestId = reqId();
         const hold = { requestId, orgId, appId, amountKrw: i % 3 === 0 ? 22 : 110 };
         // Every fourth request is "resent" by the gateway at the same time.
-        const tries = await Promise.all(i % 4 === 0 ? [billing.reserve(hold), billing.reserve(hold)] : [billing.reserve(hold)]);
+        const tries = await allSettled(i % 4 === 0 ? [billing.reserve(hold), billing.reserve(hold)] : [billing.reserve(hold)]);
         if (!tries[0].ok) return "refused";
         if (i % 5 === 0) {
           const r = await billing.release(requestId);
@@ -81,8 +81,8 @@ describeEachDb("ledger under concurrency", (getDb) => {
     const clock = manualClock(START);
     const db = getDb();
     const billing = createBilling({ db, now: clock.now, holdTtlMs: 150_000 });
-    const orgs = await Promise.all(Array.from({ length: 5 }, () => makeOrg(db, clock.now, { creditKrw: 10 * 22 })));
-    const results = await Promise.all(
+    const orgs = await allSettled(Array.from({ length: 5 }, () => makeOrg(db, clock.now, { creditKrw: 10 * 22 })));
+    const results = await allSettled(
       orgs.flatMap((o) =>
         Array.from({ length: 15 }, async () => {
           const requestId = reqId();

@@ -4,8 +4,9 @@ import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { openDb, migrate, loadMigrations, isUniqueViolation, newId, randomBase62 } from "../../src/db/index.ts";
-import { describeEachDb, createScratchDatabase } from "./harness.ts";
+import { allSettled, describeEachDb, createScratchDatabase, openMigratedPglite } from "./harness.ts";
 import { loadOrCreatePepper } from "../../src/keys/index.ts";
+import { openPglite } from "../../src/db/pglite-db.ts";
 
 describeEachDb("db", (getDb, backend) => {
   test("reports its kind", () => {
@@ -49,7 +50,7 @@ describeEachDb("db", (getDb, backend) => {
     const db = getDb();
     const key = `c_${randomBase62(8)}`;
     await db.query("INSERT INTO settings (key, value) VALUES ($1, '0')", [key]);
-    await Promise.all(
+    await allSettled(
       Array.from({ length: 40 }, () =>
         db.transaction(async (tx) => {
           const [r] = await tx.query<{ value: string }>("SELECT value FROM settings WHERE key = $1 FOR UPDATE", [key]);
@@ -81,7 +82,7 @@ describeEachDb("db", (getDb, backend) => {
 
 test("a migration edited after it was applied stops start-up", async () => {
   const dir = await mkdtemp(join(tmpdir(), "pd-mig-"));
-  const db = await openDb({ dataDir: "memory://" });
+  const db = await openMigratedPglite({ blank: true });
   try {
     await writeFile(join(dir, "0001_a.sql"), "CREATE TABLE a (x int);");
     assert.deepEqual((await migrate(db, dir)).applied, ["0001_a.sql"]);
@@ -97,7 +98,7 @@ test("a migration edited after it was applied stops start-up", async () => {
 
 test("a failing migration leaves nothing behind", async () => {
   const dir = await mkdtemp(join(tmpdir(), "pd-mig-"));
-  const db = await openDb({ dataDir: "memory://" });
+  const db = await openMigratedPglite({ blank: true });
   try {
     await writeFile(join(dir, "0001_bad.sql"), "CREATE TABLE half (x int); SELECT no_such_function();");
     await assert.rejects(migrate(db, dir));
@@ -114,8 +115,12 @@ test("PGlite in a data directory keeps its data across restarts", async () => {
   const dir = await mkdtemp(join(tmpdir(), "pd-pglite-"));
   try {
     const dataDir = join(dir, "nested", "pglite");
-    const first = await openDb({ dataDir });
-    await migrate(first);
+    // Seeded from the migrated template to skip a slow initdb; the restart below is
+    // the ordinary openDb path.
+    const template = await openMigratedPglite();
+    const seed = await template.dumpDataDir();
+    await template.close();
+    const first = await openPglite(dataDir, { loadDataDir: seed });
     await first.query("INSERT INTO settings (key, value) VALUES ('persist', 'yes')");
     const pepper = await loadOrCreatePepper(first);
     await first.close();
@@ -132,18 +137,18 @@ test("PGlite in a data directory keeps its data across restarts", async () => {
 
 test("processes starting together on Postgres apply each migration once", { skip: !process.env.DATABASE_URL }, async () => {
   const scratch = await createScratchDatabase();
-  const dbs = await Promise.all(
+  const dbs = await allSettled(
     Array.from({ length: 5 }, () => openDb({ databaseUrl: scratch.url, dataDir: "", max: 2 })),
   );
   try {
-    const results = await Promise.all(dbs.map((db) => migrate(db)));
+    const results = await allSettled(dbs.map((db) => migrate(db)));
     const files = await loadMigrations();
     const appliedCounts = files.map((f) => results.filter((r) => r.applied.includes(f.name)).length);
     assert.deepEqual(appliedCounts, files.map(() => 1));
     const rows = await dbs[0].query<{ n: number }>("SELECT count(*) AS n FROM schema_migrations");
     assert.equal(rows[0].n, files.length);
   } finally {
-    await Promise.all(dbs.map((db) => db.close()));
+    await allSettled(dbs.map((db) => db.close()));
     await scratch.drop();
   }
 });

@@ -8,7 +8,7 @@ import { readFile, rename, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { openDb, migrate, loadMigrations, randomBase62, type Db } from "../../src/db/index.ts";
-import { openPglite } from "../../src/db/pglite-db.ts";
+import { openPglite, type PgliteDb } from "../../src/db/pglite-db.ts";
 
 export interface Backend {
   name: "pglite" | "postgres";
@@ -45,24 +45,24 @@ export async function createScratchDatabase(): Promise<{ url: string; drop: () =
 }
 
 /**
- * A fresh, migrated in-memory PGlite. initdb in WASM takes several seconds, so the
- * first call dumps a migrated data directory to the temp dir (named by the
- * migrations' checksums, so an edited migration makes a new one) and later calls,
- * in this process or the next test file, start from that copy.
+ * A fresh in-memory PGlite, migrated unless `blank`. initdb in WASM takes several
+ * seconds, so the first call dumps the data directory to the temp dir (named by the
+ * migrations' checksums, so an edited migration makes a new one) and later calls, in
+ * this process or the next test file, start from that copy.
  */
-export async function openMigratedPglite(): Promise<Db> {
-  const sums = (await loadMigrations()).map((m) => m.checksum.slice(0, 8)).join("");
+export async function openMigratedPglite(opts: { blank?: boolean } = {}): Promise<PgliteDb> {
+  const sums = opts.blank ? "blank" : (await loadMigrations()).map((m) => m.checksum.slice(0, 8)).join("");
   const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(sums));
   const tag = [...new Uint8Array(digest)].slice(0, 8).map((b) => b.toString(16).padStart(2, "0")).join("");
   const path = join(tmpdir(), `pixeldrop-pglite-template-${tag}.tar`);
   const cached = await readFile(path).catch(() => null);
   if (cached) {
     const db = await openPglite("memory://", { loadDataDir: new Blob([cached]) });
-    await migrate(db); // a no-op unless the cache is stale; then it fails loudly
+    if (!opts.blank) await migrate(db); // a no-op unless the cache is stale; then it fails loudly
     return db;
   }
   const db = await openPglite("memory://");
-  await migrate(db);
+  if (!opts.blank) await migrate(db);
   const tar = new Uint8Array(await (await db.dumpDataDir()).arrayBuffer());
   // Write then rename, so a concurrent reader never sees half a file.
   const partial = `${path}.${randomBase62(6)}.partial`;
@@ -123,4 +123,16 @@ export function manualClock(start: number) {
       t += ms;
     },
   };
+}
+
+/**
+ * Like Promise.all, but waits for every task before failing. A rejected Promise.all
+ * leaves the other tasks running against a database the suite is about to close,
+ * which can keep the test process from exiting instead of reporting the failure.
+ */
+export async function allSettled<T>(tasks: Promise<T>[]): Promise<T[]> {
+  const results = await Promise.allSettled(tasks);
+  const failed = results.find((r): r is PromiseRejectedResult => r.status === "rejected");
+  if (failed) throw failed.reason;
+  return results.map((r) => (r as PromiseFulfilledResult<T>).value);
 }

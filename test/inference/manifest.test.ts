@@ -40,9 +40,11 @@ function fakeModels() {
 
 test("the committed manifest is valid and describes both IS-Net models", async () => {
   const loaded = await loadManifest(join(repoModels, "manifest.json"));
-  assert.ok(loaded.ok, loaded.ok ? "" : loaded.title);
+  if (!loaded.ok) return assert.fail(loaded.title);
+  const models = loaded.manifest.models;
   for (const name of ["small", "medium"]) {
-    const m = loaded.manifest.models[name]!;
+    const m = models[name];
+    assert.ok(m, `manifest entry ${name}`);
     assert.deepEqual(m.inputSize, [1024, 1024]);
     assert.deepEqual(m.mean, [0.5, 0.5, 0.5]);
     assert.deepEqual(m.std, [1, 1, 1]);

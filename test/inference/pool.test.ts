@@ -63,6 +63,9 @@ test("a job that throws fails alone; the worker stays", async () => {
       assert.match((err as Error).message, /bad input/);
       return true;
     });
+    // A code that is not one of ours (a Node ERR_ code, say) is reported as inference_failed.
+    await assert.rejects(p.run({ op: "fail", message: "odd", code: "ERR_SOMETHING" }), (err: unknown) => codeOf(err) === "inference_failed");
+    await assert.rejects(p.run({ op: "fail", message: "closing", code: "shutting_down" }), (err: unknown) => codeOf(err) === "shutting_down");
     const next = await p.run({ op: "echo", value: 3 });
     assert.equal(next.threadId, (info.workers[0] as { threadId: number }).threadId);
     assert.equal(p.stats().restarts, 0);

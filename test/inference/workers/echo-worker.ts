@@ -12,7 +12,7 @@ export interface EchoData {
 
 export type EchoJob =
   | { op: "echo"; value: number; delayMs?: number }
-  | { op: "fail"; message: string }
+  | { op: "fail"; message: string; code?: string }
   | { op: "crash" }
   | { op: "bytes"; data: Uint8Array };
 
@@ -39,7 +39,7 @@ serveWorker<EchoData, EchoJob, EchoOut, { backend: string; threadId: number }>({
         if (job.delayMs) await sleep(job.delayMs);
         return { result: { value: job.value, handled, threadId } };
       case "fail":
-        throw Object.assign(new Error(job.message), { code: "inference_failed" });
+        throw Object.assign(new Error(job.message), { code: job.code });
       case "crash":
         // An uncaught error outside the handler's promise kills the thread, like a
         // runtime abort would.

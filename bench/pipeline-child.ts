@@ -1,0 +1,66 @@
+// One backend's half of npm run bench: builds the real product endpoint over a warm
+// one-worker pool and times requests through it. Prints one JSON line.
+import { resolveModel } from "../src/inference/manifest.ts";
+import { createAdmission } from "../src/product/admission.ts";
+import { createProductApp, PRODUCT_PATH } from "../src/product/app.ts";
+import { createEngine } from "../src/product/engine.ts";
+import { createByteBudget } from "../src/http/byte-budget.ts";
+import { PACKAGE_MODELS_DIR, PACKAGE_WASM_DIR } from "../src/wiring/paths.ts";
+import { benchInputs } from "./inputs.ts";
+
+const cfg = JSON.parse(process.argv[2]) as { backend: "wasm" | "native"; threads: number; runs: number; model: string };
+const model = await resolveModel({ model: cfg.model, modelsDir: PACKAGE_MODELS_DIR });
+if (!model.ok) throw new Error(model.title);
+const engine = createEngine({
+  poolSize: 1,
+  session: { model: model.entry, modelPath: model.path, backend: cfg.backend, threads: cfg.threads, wasmDir: PACKAGE_WASM_DIR },
+});
+await engine.whenReady();
+
+const stages: Record<string, number>[] = [];
+const app = createProductApp({
+  engine,
+  admission: createAdmission({ poolSize: 1, keyQueueMax: 100, queueMax: 100, now: Date.now }),
+  receiveBudget: createByteBudget(1 << 30),
+  now: Date.now,
+  defaultDeadlineMs: 600_000,
+  isShuttingDown: () => false,
+  log: (e) => {
+    if (e.msg === "removed") stages.push(e as Record<string, number>);
+  },
+});
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
+const rows = [];
+for (const input of await benchInputs()) {
+  for (const tier of ["preview", "full"] as const) {
+    const e2e: number[] = [];
+    stages.length = 0;
+    for (let i = 0; i <= cfg.runs; i++) {
+      const form = new FormData();
+      form.append("image_file", new Blob([input.bytes as Uint8Array<ArrayBuffer>]), "in.jpg");
+      form.append("size", tier);
+      const t0 = performance.now();
+      const res = await app.request(PRODUCT_PATH, { method: "POST", body: form });
+      await res.arrayBuffer();
+      const ms = performance.now() - t0;
+      if (res.status !== 200) throw new Error(`status ${res.status}`);
+      if (i > 0) e2e.push(ms); // the first run warms this input's code paths
+    }
+    const warm = stages.slice(1);
+    const pick = (k: string) => median(warm.map((s) => s[k]));
+    rows.push({
+      input: input.name,
+      tier,
+      outPixels: warm[0].width * warm[0].height,
+      decodeMs: pick("decodeMs"),
+      inferenceMs: pick("inferenceMs"),
+      composeMs: pick("composeMs"),
+      encodeMs: pick("encodeMs"),
+      e2eMs: median(e2e),
+    });
+  }
+}
+await engine.dispose();
+console.log(JSON.stringify({ backend: engine.state().backend ?? cfg.backend, rows }));
+process.exit(0);

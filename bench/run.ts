@@ -1,0 +1,78 @@
+// npm run bench: per backend, the service's pipeline (product endpoint → worker pool →
+// decode, inference, compose, encode) on a 12 MP and a ~0.4 MP JPEG at the preview and
+// full tiers, against bare inference of the same model measured in the same run.
+// Medians of --runs warm runs (default 5). Each backend runs in its own child process
+// (ORT-web fixes its thread count per process).
+//
+//   npm run bench -- [--runs 5] [--backends wasm,native] [--threads 2] [--model small]
+import { spawnSync } from "node:child_process";
+import { availableParallelism, cpus, loadavg } from "node:os";
+import { fileURLToPath } from "node:url";
+
+interface StageMedians {
+  input: string;
+  tier: "preview" | "full";
+  outPixels: number;
+  decodeMs: number;
+  inferenceMs: number;
+  composeMs: number;
+  encodeMs: number;
+  e2eMs: number;
+}
+
+interface ChildOut {
+  backend: string;
+  rows: StageMedians[];
+}
+
+const arg = (name: string, def: string) => {
+  const i = process.argv.indexOf(`--${name}`);
+  return i >= 0 && process.argv[i + 1] ? process.argv[i + 1] : def;
+};
+const runs = Number(arg("runs", "5"));
+const threads = Number(arg("threads", String(availableParallelism())));
+const model = arg("model", "small");
+const backends = arg("backends", "wasm,native").split(",");
+const root = fileURLToPath(new URL("../", import.meta.url));
+const r0 = (x: number) => String(Math.round(x));
+
+function runChild(script: string, args: string[]): string | { error: string } {
+  const r = spawnSync(process.execPath, ["--import", "tsx", script, ...args], { encoding: "utf8", maxBuffer: 64 * 2 ** 20, cwd: root });
+  const line = r.stdout.trim().split("\n").pop() ?? "";
+  if (r.status !== 0 || !line.startsWith("{")) {
+    return { error: (r.stderr.trim().split("\n").find((l) => /rror/.test(l)) ?? r.stderr.trim().split("\n").pop() ?? "failed").slice(0, 200) };
+  }
+  return line;
+}
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
+
+console.log(`# npm run bench — ${new Date().toISOString()}`);
+console.log(`node ${process.version}, ${cpus().length} × ${cpus()[0]?.model ?? "cpu"}, model ${model}, ${threads} threads, ${runs} warm runs, load ${loadavg()[0].toFixed(2)}`);
+console.log("");
+console.log("| backend | input | tier | output px | decode | inference | compose | encode | end-to-end | bare inference | overhead vs bare |");
+console.log("|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|");
+for (const backend of backends) {
+  const bareCfg = { model, backend, threads, runs, fetchCompare: false };
+  const bareOut = runChild("bench/inference-bare.ts", ["--child", JSON.stringify(bareCfg)]);
+  if (typeof bareOut !== "string") {
+    console.log(`| ${backend} | skipped: ${bareOut.error} |`);
+    continue;
+  }
+  const bare = median((JSON.parse(bareOut) as { firstOnlyMs: number[] }).firstOnlyMs);
+  const pipeOut = runChild("bench/pipeline-child.ts", [JSON.stringify({ backend, threads, runs, model })]);
+  if (typeof pipeOut !== "string") {
+    console.log(`| ${backend} | pipeline skipped: ${pipeOut.error} |`);
+    continue;
+  }
+  const out = JSON.parse(pipeOut) as ChildOut;
+  for (const r of out.rows) {
+    const overhead = ((r.e2eMs - bare) / bare) * 100;
+    console.log(
+      `| ${out.backend} | ${r.input} | ${r.tier} | ${r.outPixels.toLocaleString("en")} | ${r0(r.decodeMs)} | ${r0(r.inferenceMs)} | ${r0(r.composeMs)} | ${r0(r.encodeMs)} | ${r0(r.e2eMs)} | ${r0(bare)} | ${overhead.toFixed(0)} % |`,
+    );
+  }
+}
+console.log("");
+console.log("All times in ms, medians. End-to-end: multipart request into the product endpoint until the PNG body is read.");
+console.log(`Load average after: ${loadavg().map((x) => x.toFixed(2)).join(" ")}`);

@@ -1,0 +1,50 @@
+// `pixeldrop remove`: argument errors, folder expansion, output naming, a real run.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { mkdtemp, readFile, copyFile, mkdir, writeFile, readdir } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { parseRemoveArgs } from "../../src/cli/args.ts";
+import { outputPath } from "../../src/cli/inputs.ts";
+import { main } from "../../src/cli/main.ts";
+import { FIXTURES } from "../support/harness.ts";
+
+test("usage errors exit 2 with a message", async () => {
+  const lines: string[] = [];
+  assert.equal(await main([], (s) => lines.push(s)), 2);
+  assert.equal(await main(["remove"], (s) => lines.push(s)), 2);
+  assert.equal(await main(["remove", "x.jpg", "--size", "huge"], (s) => lines.push(s)), 2);
+  assert.ok(lines.some((l) => l.includes("--size must be one of")));
+  assert.equal(await main(["paint", "x"], (s) => lines.push(s)), 2);
+});
+
+test("arguments parse with defaults", () => {
+  const r = parseRemoveArgs(["remove", "a.jpg", "dir", "-o", "out", "--size", "preview", "--threads", "2"]);
+  assert.ok(r.ok);
+  assert.deepEqual(r.ok && r.args, { inputs: ["a.jpg", "dir"], outDir: "out", size: "preview", model: "small", backend: "auto", threads: 2 });
+  const d = parseRemoveArgs(["remove", "a.jpg"]);
+  assert.ok(d.ok && d.args.outDir === "cutouts" && d.args.size === undefined);
+});
+
+test("output is <name without extension>.png in the output folder", () => {
+  assert.equal(outputPath("out", "photos/cat.photo.JPG"), join("out", "cat.photo.png"));
+});
+
+test("a folder is processed: one PNG per image, bad files reported, exit 1 when any failed", async () => {
+  const dir = await mkdtemp(join(tmpdir(), "pd-cli-"));
+  const inDir = join(dir, "in");
+  await mkdir(inDir);
+  await copyFile(fileURLToPath(new URL("photos/chelsea.png", FIXTURES)), join(inDir, "chelsea.png"));
+  await writeFile(join(inDir, "broken.jpg"), new Uint8Array([0xff, 0xd8, 0xff, 0x00, 1, 2, 3]));
+  await writeFile(join(inDir, "notes.txt"), "not an image");
+  const lines: string[] = [];
+  const code = await main(["remove", inDir, "-o", join(dir, "out"), "--size", "preview"], (s) => lines.push(s));
+  assert.equal(code, 1, lines.join("\n"));
+  const out = await readdir(join(dir, "out"));
+  assert.deepEqual(out, ["chelsea.png"]);
+  const png = await readFile(join(dir, "out", "chelsea.png"));
+  assert.deepEqual([...png.subarray(0, 4)], [0x89, 0x50, 0x4e, 0x47]);
+  assert.ok(lines.some((l) => l.startsWith("failed:") && l.includes("broken.jpg")));
+  assert.ok(lines.some((l) => l.includes("1 of 2 images written")));
+});

@@ -1,0 +1,14 @@
+import { openPglite } from "../../src/db/pglite-db.ts";
+import { migrate } from "../../src/db/index.ts";
+let t = Date.now();
+const lap = (m: string) => { const n = Date.now(); console.log(m, n - t); t = n; };
+const db = await openPglite("memory://");
+lap("open");
+await migrate(db);
+lap("migrate");
+const dump = await db.dumpDataDir();
+lap("dump");
+const db2 = await openPglite("memory://", { loadDataDir: dump });
+lap("open-from-dump");
+const db3 = await openPglite("memory://");
+lap("open3 fresh");

@@ -1,0 +1,196 @@
+// Money through HTTP (spec §4 billing rules, §7 402 row): the reserve by requested
+// tier, the capture by output pixels, the paid-success headers, test keys never
+// charged, and every error free with no hold left open.
+import { after, before, describe, test } from "node:test";
+import assert from "node:assert/strict";
+import { fixture } from "../support/harness.ts";
+import {
+  assertNoOpenHold,
+  balanceOf,
+  capturesOf,
+  expectError,
+  gatewayHarness,
+  heldProduct,
+  holdsOf,
+  productError,
+  TINY_PNG,
+  type GatewayHarness,
+} from "./helpers.ts";
+
+let g: GatewayHarness;
+before(async () => {
+  g = await gatewayHarness();
+});
+after(() => g.close());
+
+const ASTRONAUT = fixture("photos/astronaut.png"); // 512 × 512 = 262,144 px: above the preview tier
+
+async function paid(res: Response) {
+  assert.equal(res.status, 200, await res.clone().text());
+  await res.arrayBuffer();
+  return {
+    charged: Number(res.headers.get("x-pd-charged-krw")),
+    balance: Number(res.headers.get("x-pd-balance-krw")),
+    width: Number(res.headers.get("x-width")),
+    height: Number(res.headers.get("x-height")),
+    requestId: res.headers.get("x-pd-request-id")!,
+  };
+}
+
+describe("402 insufficient_credits", () => {
+  test("the reserve of the requested tier must be available", async () => {
+    const c = await g.h.customer({ creditKrw: 100 });
+    // Full tier reserves 110 even though this image would only cost 22.
+    await expectError(await g.removebg(c.liveKey, { image_file: TINY_PNG }), 402, "insufficient_credits");
+    await expectError(await g.removebg(c.liveKey, { image_file: TINY_PNG, size: "auto" }), 402, "insufficient_credits");
+    const r = await paid(await g.removebg(c.liveKey, { image_file: TINY_PNG, size: "preview" }));
+    assert.deepEqual([r.charged, r.balance], [22, 78]);
+    assert.deepEqual(await balanceOf(g.h, c.orgId), { balanceKrw: 78, availableKrw: 78 });
+  });
+
+  test("no credit at all, and a balance one won short of the preview price", async () => {
+    const none = await g.h.customer();
+    await expectError(await g.removebg(none.liveKey, { image_file: TINY_PNG, size: "preview" }), 402, "insufficient_credits");
+    const short = await g.h.customer({ creditKrw: 21 });
+    await expectError(await g.removebg(short.liveKey, { image_file: TINY_PNG, size: "small" }), 402, "insufficient_credits");
+    assert.deepEqual(await holdsOf(g.h, short.orgId), [], "a refused reserve leaves no hold");
+    // The test key of an org without credit still works.
+    const t = await g.removebg(none.testKey, { image_file: TINY_PNG });
+    assert.equal(t.status, 200);
+  });
+});
+
+describe("reserve by requested tier", () => {
+  const tiers: [string | undefined, number][] = [
+    ["preview", 22],
+    ["small", 22],
+    ["regular", 22],
+    ["auto", 110],
+    ["full", 110],
+    [undefined, 110],
+  ];
+  for (const [size, reserve] of tiers) {
+    test(`size=${size ?? "(omitted)"} reserves ${reserve} while processing`, async () => {
+      const held = heldProduct();
+      const v = g.variant({ product: held.fn });
+      const c = await g.h.customer({ creditKrw: 1000 });
+      const pending = v.removebg(c.liveKey, { image_file: TINY_PNG, ...(size ? { size } : {}) });
+      await held.untilArrived(1);
+      const holds = await holdsOf(g.h, c.orgId);
+      assert.equal(holds.length, 1);
+      assert.deepEqual([holds[0]!.amount_krw, holds[0]!.state], [reserve, "open"]);
+      assert.deepEqual(await balanceOf(g.h, c.orgId), { balanceKrw: 1000, availableKrw: 1000 - reserve });
+      held.releaseAll();
+      const r = await paid(await pending);
+      // The fake product answers 64 × 48: at most 250,000 px, so the preview price.
+      assert.equal(r.charged, 22);
+      await assertNoOpenHold(g.h, c.orgId);
+    });
+  }
+});
+
+describe("capture by output pixels", () => {
+  test("a small image under the full tier is charged 22, a large one 110", async () => {
+    const c = await g.h.customer({ creditKrw: 1000 });
+    const small = await paid(await g.removebg(c.liveKey, { image_file: TINY_PNG, size: "full" }));
+    assert.deepEqual([small.width, small.height, small.charged, small.balance], [64, 48, 22, 978]);
+    const large = await paid(await g.removebg(c.liveKey, { image_file: ASTRONAUT }));
+    assert.deepEqual([large.width, large.height, large.charged, large.balance], [512, 512, 110, 868]);
+    const preview = await paid(await g.removebg(c.liveKey, { image_file: ASTRONAUT, size: "regular" }));
+    assert.ok(preview.width * preview.height <= 250_000, `${preview.width}x${preview.height}`);
+    assert.deepEqual([preview.charged, preview.balance], [22, 846]);
+    assert.deepEqual(await balanceOf(g.h, c.orgId), { balanceKrw: 846, availableKrw: 846 });
+    for (const r of [small, large, preview]) assert.deepEqual(await capturesOf(g.h, r.requestId), [r.charged]);
+    const holds = await holdsOf(g.h, c.orgId);
+    assert.deepEqual(
+      holds.map((h) => [h.amount_krw, h.state, h.captured_krw]),
+      [
+        [110, "captured", 22],
+        [110, "captured", 110],
+        [22, "captured", 22],
+      ],
+    );
+  });
+
+  test("the request-log row records tier and charge", async () => {
+    const c = await g.h.customer({ creditKrw: 1000 });
+    const r = await paid(await g.removebg(c.liveKey, { image_file: TINY_PNG }));
+    const row = await g.h.admin("GET", `/requests/${r.requestId}`);
+    assert.equal(row.status, 200);
+    assert.equal(row.json.tier, "full");
+    assert.equal(row.json.chargedKrw, 22);
+    assert.equal(row.json.status, 200);
+    assert.equal(row.json.keyKind, "live");
+  });
+});
+
+describe("test keys", () => {
+  test("never charged, no hold, output at most 250,000 px whatever size is asked", async () => {
+    const c = await g.h.customer({ creditKrw: 1000 });
+    for (const size of ["full", "auto", "preview"]) {
+      const res = await g.removebg(c.testKey, { image_file: ASTRONAUT, size });
+      assert.equal(res.status, 200, await res.clone().text());
+      await res.arrayBuffer();
+      assert.equal(res.headers.get("x-pd-charged-krw"), null);
+      assert.equal(res.headers.get("x-pd-balance-krw"), null);
+      assert.equal(res.headers.get("x-pd-test-size"), "preview");
+      const px = Number(res.headers.get("x-width")) * Number(res.headers.get("x-height"));
+      assert.ok(px > 0 && px <= 250_000, `${px} px`);
+    }
+    assert.deepEqual(await balanceOf(g.h, c.orgId), { balanceKrw: 1000, availableKrw: 1000 });
+    assert.deepEqual(await holdsOf(g.h, c.orgId), []);
+  });
+
+  test("an org with no credit gets preview output from its test key", async () => {
+    const c = await g.h.customer();
+    const res = await g.removebg(c.testKey, { image_file: ASTRONAUT });
+    assert.equal(res.status, 200);
+    const row = await g.h.admin("GET", `/requests/${res.headers.get("x-pd-request-id")}`);
+    assert.deepEqual([row.json.tier, row.json.chargedKrw, row.json.keyKind], ["preview", 0, "test"]);
+  });
+});
+
+describe("errors are free", () => {
+  test("parameter, product and upstream errors leave the balance untouched and no hold open", async () => {
+    const c = await g.h.customer({ creditKrw: 1000 });
+    const answers = [
+      () => productError(500, "inference_failed"),
+      () => productError(400, "invalid_parameter"),
+      () => new Response("<html>bad gateway</html>", { status: 502 }),
+      () => new Response("not a png", { status: 200, headers: { "content-type": "image/png", "x-width": "1", "x-height": "1" } }),
+    ];
+    for (const answer of answers) {
+      const v = g.variant({ product: async () => answer() });
+      const res = await v.removebg(c.liveKey, { image_file: TINY_PNG });
+      assert.ok(res.status >= 400, `status ${res.status}`);
+      assert.equal(res.headers.get("x-pd-charged-krw"), null);
+      assert.equal(res.headers.get("x-pd-balance-krw"), null);
+      await res.arrayBuffer();
+    }
+    await expectError(await g.removebg(c.liveKey, { image_file: TINY_PNG, size: "hd" }), 400, "unsupported_parameter");
+    await expectError(await g.removebg(c.liveKey, { image_file: fixture("images/png-bomb-20000x20000.png") }), 400, "invalid_parameter");
+    assert.deepEqual(await balanceOf(g.h, c.orgId), { balanceKrw: 1000, availableKrw: 1000 });
+    await assertNoOpenHold(g.h, c.orgId);
+    const holds = await holdsOf(g.h, c.orgId);
+    assert.ok(holds.length >= 5 && holds.every((h) => h.state === "released"), JSON.stringify(holds));
+  });
+
+  test("a capture that fails after the image was made: 503, nothing charged, hold released, no image", async () => {
+    const billing = g.h.services.billing;
+    const v = g.variant({
+      services: {
+        billing: {
+          ...billing,
+          capture: async () => {
+            throw new Error("ledger unavailable");
+          },
+        },
+      },
+    });
+    const c = await g.h.customer({ creditKrw: 1000 });
+    const res = await v.removebg(c.liveKey, { image_file: TINY_PNG });
+    await expectError(res, 503, "service_unavailable");
+    assert.deepEqual(await balanceOf(g.h, c.orgId), { balanceKrw: 1000, availableKrw: 1000 });
+    await assertNoOpenHold(g.h, c.orgId);
+  });
+});

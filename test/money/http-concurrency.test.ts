@@ -1,0 +1,160 @@
+// 200 concurrent paid calls of one organization through the whole HTTP stack, with the
+// org and global concurrency caps raised by config so only the money decides. The
+// service-level version (reserve → capture/release straight on the ledger) is
+// test/billing/concurrency.test.ts; this one adds the gateway: permits, the hold
+// around the product call, capture by output pixels, release on failure, the
+// response headers and the request-log rows.
+import { after, before, describe, test } from "node:test";
+import assert from "node:assert/strict";
+import { fixture, makeHarness, type Harness } from "../support/harness.ts";
+import { assertLogMatchesLedger, assertSettled, ledgerSummary } from "../support/money-checks.ts";
+import { GLOBAL_KEY, heldPermits, orgLiveKey } from "../support/permits.ts";
+import { outcomeOf, sendRemovebg, tally, type Outcome } from "../support/removebg-request.ts";
+import { scriptedEngine, stubInlineEngine, type ScriptedEngine } from "../support/scripted-engine.ts";
+import { openStack, STACKS, type OpenedStack } from "../support/stacks.ts";
+
+const N = 200;
+const PRICE = 22; // preview tier: reserved 22, captured 22
+const COVERED = 50;
+const CAP = 1000;
+const IMAGE = fixture("images/orient-upright.png"); // 64×48: cheap to process
+
+for (const stack of STACKS) {
+  describe(`${N} concurrent paid calls through HTTP [${stack.name}]`, { skip: stack.skip }, () => {
+    let opened: OpenedStack | undefined;
+    let h: Harness;
+    let engine: ScriptedEngine;
+    const sleeps: number[] = [];
+
+    before(async () => {
+      opened = await openStack(stack, 10);
+      engine = scriptedEngine(await stubInlineEngine());
+      h = await makeHarness({
+        embedded: opened.embedded,
+        engine,
+        // A resend would show up here; none of these calls may be resent.
+        sleep: async (ms) => void sleeps.push(ms),
+        env: {
+          ...opened.env,
+          ORG_LIVE_CONCURRENCY: String(CAP),
+          GLOBAL_CONCURRENCY: String(CAP),
+          // The product's own queues must not turn the crowd away either.
+          KEY_QUEUE_MAX: String(CAP),
+          QUEUE_MAX: String(CAP),
+          POOL_SIZE: "64",
+          LOG_LEVEL: "warn",
+        },
+      });
+    });
+    after(async () => {
+      await h?.close();
+      await opened?.close();
+    });
+
+    const call = (key: string) => sendRemovebg((p, i) => h.app.request(p, i), key, { image_file: IMAGE, size: "preview" }).then(outcomeOf);
+
+    async function assertNoPermitsLeft(orgId: string) {
+      assert.equal(await heldPermits(h.services.limiter, orgLiveKey(orgId), CAP), 0, "org permits all released");
+      assert.equal(await heldPermits(h.services.limiter, GLOBAL_KEY, CAP), 0, "global permits all released");
+    }
+
+    test(`a balance covering ${COVERED}: exactly ${COVERED} are charged, the rest get 402`, async () => {
+      engine.reset();
+      sleeps.length = 0;
+      const c = await h.customer({ creditKrw: COVERED * PRICE });
+      const outcomes = await Promise.all(Array.from({ length: N }, () => call(c.liveKey)));
+
+      assert.deepEqual(tally(outcomes), { "200": COVERED, "402 insufficient_credits": N - COVERED });
+      const ok = outcomes.filter((o) => o.status === 200);
+      assert.ok(ok.every((o) => o.chargedKrw === PRICE));
+      // Each capture saw the balance the previous ones left: 50 distinct balances 0..1078.
+      assert.deepEqual(
+        ok.map((o) => o.balanceKrw).sort((a, b) => a! - b!),
+        Array.from({ length: COVERED }, (_, i) => i * PRICE),
+      );
+      assert.ok(outcomes.filter((o) => o.status !== 200).every((o) => o.chargedKrw === undefined));
+      assert.deepEqual(sleeps, []);
+
+      const s = await assertSettled(h.services.db, c.orgId);
+      assert.equal(s.balanceKrw, 0);
+      assert.equal(s.captures, COVERED);
+      assert.equal(s.capturedKrw, COVERED * PRICE);
+      const rows = await assertLogMatchesLedger(h.services.db, c.orgId);
+      assert.equal(rows.length, N, "one log row per request");
+      assert.equal(rows.filter((r) => r.charged_krw > 0).length, COVERED);
+      assert.equal(rows.filter((r) => r.status === 402 && r.error_code === "insufficient_credits").length, N - COVERED);
+      assert.deepEqual(new Set(rows.map((r) => r.request_id)), new Set(outcomes.map((o) => o.requestId)));
+      await assertNoPermitsLeft(c.orgId);
+
+      // Nothing leaked: after a top-up the next call goes through.
+      await h.admin("POST", `/orgs/${c.orgId}/credit`, { amountKrw: PRICE });
+      const fresh = await call(c.liveKey);
+      assert.equal(fresh.status, 200);
+      assert.equal(fresh.balanceKrw, 0);
+    });
+
+    test("failed products among them are released, never charged, and the money is spendable again", async () => {
+      sleeps.length = 0;
+      const c = await h.customer({ creditKrw: COVERED * PRICE });
+      // Every job waits at the gate until each of the 200 requests has either reached
+      // the product or been answered, so exactly the 50 that got a hold run; every
+      // fifth of those fails after processing began, as a dying worker would.
+      const outcomes: Outcome[] = [];
+      let answeredWhileClosed = 0;
+      let isOpen = false;
+      const open = () => {
+        isOpen = true;
+        engine.open();
+      };
+      const maybeOpen = () => {
+        if (!isOpen && engine.entered() + answeredWhileClosed === N) open();
+      };
+      engine.reset({ hold: true, fail: (i) => i % 5 === 4 }, maybeOpen);
+      const safety = setTimeout(open, 60_000); // never hang the suite; the counts below would then fail
+      try {
+        await Promise.all(
+          Array.from({ length: N }, async () => {
+            const o = await call(c.liveKey);
+            outcomes.push(o);
+            if (!isOpen) {
+              answeredWhileClosed++;
+              maybeOpen();
+            }
+          }),
+        );
+      } finally {
+        clearTimeout(safety);
+      }
+
+      assert.equal(engine.entered(), COVERED, "exactly the covered requests reached the product");
+      const failed = COVERED / 5;
+      assert.deepEqual(tally(outcomes), {
+        "200": COVERED - failed,
+        "402 insufficient_credits": N - COVERED,
+        "500 inference_failed": failed,
+      });
+      assert.deepEqual(sleeps, [], "inference_failed is not resent");
+
+      const s = await assertSettled(h.services.db, c.orgId);
+      assert.equal(s.captures, COVERED - failed);
+      assert.equal(s.releasedHolds, failed);
+      assert.equal(s.balanceKrw, (COVERED - (COVERED - failed)) * PRICE);
+      const rows = await assertLogMatchesLedger(h.services.db, c.orgId);
+      const failedRows = rows.filter((r) => r.error_code === "inference_failed");
+      assert.equal(failedRows.length, failed);
+      assert.ok(failedRows.every((r) => r.status === 500 && r.charged_krw === 0 && r.attempts === 1));
+      assert.equal(rows.filter((r) => r.charged_krw > 0).length, COVERED - failed);
+      await assertNoPermitsLeft(c.orgId);
+
+      // The released holds are available again: exactly `failed` more calls succeed.
+      engine.reset();
+      const more = await Promise.all(Array.from({ length: failed + 5 }, () => call(c.liveKey)));
+      assert.deepEqual(tally(more), { "200": failed, "402 insufficient_credits": 5 });
+      const end = await assertSettled(h.services.db, c.orgId);
+      assert.equal(end.balanceKrw, 0);
+      assert.equal(end.captures, COVERED, "in all, exactly what the balance covered was charged");
+      assert.deepEqual(await ledgerSummary(h.services.db, c.orgId), end);
+      await assertNoPermitsLeft(c.orgId);
+    });
+  });
+}

@@ -1,0 +1,96 @@
+// Two real gateway processes sharing one Postgres and one Redis keep an organization's
+// live concurrency cap of 2 between them: the permits live in Redis, so a request on
+// one process sees the ones taken on the other. The stub model takes 1.5 s, so calls
+// fired together overlap for certain.
+import { after, before, describe, test } from "node:test";
+import assert from "node:assert/strict";
+import { openDb, type Db } from "../../src/db/index.ts";
+import { createRedisLimiter, type Limiter } from "../../src/limits/index.ts";
+import { fixture } from "../support/harness.ts";
+import { assertLogMatchesLedger, assertSettled } from "../support/money-checks.ts";
+import { heldPermits, orgLiveKey } from "../support/permits.ts";
+import { outcomeOf, sendRemovebg, tally, type Outcome } from "../support/removebg-request.ts";
+import { adminClient, over, setUpCustomer, startServer, stopAll, type ServerProcess } from "../support/server-process.ts";
+import { openStack, REAL, type OpenedStack } from "../support/stacks.ts";
+
+const IMAGE = fixture("images/orient-upright.png");
+const PRICE = 22;
+
+describe("two gateway processes keep the org cap of 2 across both", { skip: REAL.skip }, () => {
+  let opened: OpenedStack | undefined;
+  let a: ServerProcess;
+  let b: ServerProcess;
+  let db: Db | undefined;
+  let limiter: Limiter | undefined;
+
+  before(async () => {
+    opened = await openStack(REAL, 11);
+    // POOL_SIZE 2: a process can run both permitted calls at once, so the cap and not
+    // the pool decides what overlaps.
+    const env = { ...opened.env, STUB_DELAY_MS: "1500", POOL_SIZE: "2" };
+    [a, b] = await Promise.all([startServer(env), startServer(env)]);
+    db = await openDb({ databaseUrl: opened.env.DATABASE_URL, dataDir: "", max: 2 });
+    limiter = createRedisLimiter({ url: opened.env.REDIS_URL });
+  });
+  after(async () => {
+    await stopAll();
+    await limiter?.close();
+    await db?.close();
+    await opened?.close();
+  });
+
+  const call = (server: ServerProcess, key: string) => sendRemovebg(over(server.url), key, { image_file: IMAGE, size: "preview" }).then(outcomeOf);
+
+  async function waitForOpenHolds(orgId: string, n: number): Promise<void> {
+    for (let i = 0; i < 200; i++) {
+      const rows = await db!.query("SELECT 1 FROM holds WHERE org_id = $1 AND state = 'open'", [orgId]);
+      if (rows.length >= n) return;
+      await new Promise((r) => setTimeout(r, 25));
+    }
+    throw new Error(`never saw ${n} open holds`);
+  }
+
+  function assertRateLimited(outcomes: Outcome[]) {
+    for (const o of outcomes.filter((x) => x.status === 429)) {
+      assert.equal(o.code, "rate_limited");
+      assert.match(o.retryAfter ?? "", /^[1-9]\d*$/, "a 429 carries Retry-After in whole seconds");
+      assert.equal(o.chargedKrw, undefined, "a 429 is free");
+    }
+  }
+
+  test("two calls in progress on one process: the other process refuses a third", async () => {
+    const c = await setUpCustomer(adminClient(a.url), { creditKrw: 100 * PRICE });
+    const first = [call(a, c.liveKey), call(a, c.liveKey)];
+    await waitForOpenHolds(c.orgId, 2); // both are past their permits and holds, in the product
+    const refused = await Promise.all([call(b, c.liveKey), call(b, c.liveKey)]);
+    assert.deepEqual(tally(refused), { "429 rate_limited": 2 });
+    assertRateLimited(refused);
+    assert.deepEqual(tally(await Promise.all(first)), { "200": 2 });
+    // Once they are done the other process gets its turn.
+    assert.deepEqual(tally(await Promise.all([call(b, c.liveKey), call(b, c.liveKey)])), { "200": 2 });
+
+    const s = await assertSettled(db!, c.orgId);
+    assert.equal(s.captures, 4);
+    assert.equal(s.balanceKrw, 96 * PRICE);
+    await assertLogMatchesLedger(db!, c.orgId);
+  });
+
+  test("six calls fired together across both processes: 2 × 200 and 4 × 429, twice over", async () => {
+    const c = await setUpCustomer(adminClient(b.url), { creditKrw: 100 * PRICE });
+    for (let wave = 0; wave < 2; wave++) {
+      const outcomes = await Promise.all([a, b, a, b, a, b].map((s) => call(s, c.liveKey)));
+      assert.deepEqual(tally(outcomes), { "200": 2, "429 rate_limited": 4 }, `wave ${wave}`);
+      assertRateLimited(outcomes);
+    }
+    const s = await assertSettled(db!, c.orgId);
+    assert.equal(s.captures, 4);
+    assert.equal(s.balanceKrw, 96 * PRICE);
+    const rows = await assertLogMatchesLedger(db!, c.orgId);
+    assert.equal(rows.length, 12, "both processes logged every call");
+    assert.equal(rows.filter((r) => r.status === 429 && r.error_code === "rate_limited" && r.charged_krw === 0).length, 8);
+    // Every path gave its permits back: none left in Redis, and each process serves a fresh call.
+    assert.equal(await heldPermits(limiter!, orgLiveKey(c.orgId), 2), 0);
+    assert.equal((await call(a, c.liveKey)).status, 200);
+    assert.equal((await call(b, c.liveKey)).status, 200);
+  });
+});
