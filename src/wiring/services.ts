@@ -1,5 +1,6 @@
 // Builds every long-lived dependency from the config: stores, limiter, money, keys,
 // the removal engine. main.ts and the tests build the service the same way.
+import { join } from "node:path";
 import { createAccounts, type Accounts } from "../accounts/index.ts";
 import { createBilling, createRequestLog, createTestQuota, type Billing, type RequestLog, type TestQuota } from "../billing/index.ts";
 import type { Config } from "../config.ts";
@@ -35,11 +36,15 @@ export interface ServiceOptions {
   log: (e: Record<string, unknown>) => void;
   /** Tests may bring their own engine (or none, with PRODUCT_URL or a fake product). */
   engine?: Engine | null;
+  /** An already open, migrated database (tests start from a migrated template). */
+  db?: Db;
 }
 
 export async function createServices(config: Config, opts: ServiceOptions): Promise<Services> {
   const now = opts.now ?? Date.now;
-  const db = await openDb({ databaseUrl: config.DATABASE_URL, dataDir: config.DATA_DIR });
+  // PGlite gets its own folder inside DATA_DIR so other state can live beside it.
+  const pgliteDir = config.DATA_DIR === "memory://" ? "memory://" : join(config.DATA_DIR, "pglite");
+  const db = opts.db ?? (await openDb({ databaseUrl: config.DATABASE_URL, dataDir: pgliteDir }));
   await migrate(db);
   const pepper = await loadOrCreatePepper(db, config.KEY_PEPPER);
   const limiter = createLimiter({

@@ -4,6 +4,9 @@
 // Rejections are free: no charge and no hold left open.
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
+import http from "node:http";
+import { createMemoryLimiter } from "../../src/limits/index.ts";
+import { serve } from "../../src/wiring/serve.ts";
 import { fixture } from "../support/harness.ts";
 import {
   assertNoOpenHold,
@@ -187,13 +190,16 @@ describe("413 file_too_large", () => {
   test("Content-Length above 12,000,000 is refused before the body is read", async () => {
     const c = await liveCustomer();
     let pulled = 0;
-    const body = new ReadableStream<Uint8Array>({
-      pull(ctrl) {
-        pulled += 1;
-        ctrl.enqueue(new Uint8Array(1));
-        ctrl.close();
+    const body = new ReadableStream<Uint8Array>(
+      {
+        pull(ctrl) {
+          pulled += 1;
+          ctrl.enqueue(new Uint8Array(1));
+          ctrl.close();
+        },
       },
-    });
+      { highWaterMark: 0 }, // pull only when someone reads
+    );
     const res = await rawPost(
       c.liveKey,
       body,
@@ -266,5 +272,50 @@ describe("413 file_too_large", () => {
     } as RequestInit);
     await expectError(res, 401, "invalid_api_key");
     assert.ok(state.pulled <= 2 * 64 * 1024, `pulled ${state.pulled} bytes of an unauthenticated body`);
+  });
+
+  test("over a real socket: a chunked upload is answered 413 and the connection stops taking bytes", async () => {
+    const c = await liveCustomer();
+    const v = g.variant({ limiter: createMemoryLimiter(), config: { TRUST_PROXY: false } });
+    const server = await serve(v.app.fetch, { port: 0, hostname: "127.0.0.1" });
+    const chunk = Buffer.alloc(64 * 1024, 0x41);
+    const cap = 200_000_000;
+    let sent = 0;
+    try {
+      const outcome = await new Promise<{ status?: number; body: string; sentAtEnd: number }>((resolve) => {
+        let status: number | undefined;
+        let body = "";
+        const req = http.request(
+          {
+            host: "127.0.0.1",
+            port: server.port,
+            method: "POST",
+            path: "/v1.0/removebg",
+            headers: { "x-api-key": c.liveKey, "content-type": "multipart/form-data; boundary=b", "transfer-encoding": "chunked" },
+          },
+          (res) => {
+            status = res.statusCode;
+            res.on("data", (d: Buffer) => (body += d.toString()));
+          },
+        );
+        const done = () => resolve({ status, body, sentAtEnd: sent });
+        req.on("error", done); // EPIPE / ECONNRESET: the server closed the upload
+        req.on("close", done);
+        const write = () => {
+          while (sent < cap) {
+            sent += chunk.length;
+            if (!req.write(chunk)) return void req.once("drain", write);
+          }
+          req.end();
+        };
+        write();
+      });
+      assert.equal(outcome.status, 413);
+      assert.match(outcome.body, /file_too_large/);
+      // What was accepted is the limit plus socket buffers, not the whole upload.
+      assert.ok(outcome.sentAtEnd < 64_000_000, `the server kept reading: ${outcome.sentAtEnd} bytes accepted`);
+    } finally {
+      await server.close(1000);
+    }
   });
 });

@@ -8,6 +8,7 @@ import { createInlineEngine } from "../../src/product/inline-engine.ts";
 import type { Engine } from "../../src/product/engine.ts";
 import { buildApp, type AppOptions } from "../../src/wiring/app.ts";
 import { createServices, type Services } from "../../src/wiring/services.ts";
+import { openMigratedPglite } from "../db/harness.ts";
 
 export const OPERATOR_TOKEN = "test-operator-token-0123456789";
 export const FIXTURES = new URL("../fixtures/", import.meta.url);
@@ -51,7 +52,9 @@ export async function makeHarness(o: HarnessOptions = {}) {
             stubDelayMs: 0,
           }),
         );
-  const services: Services = await createServices(config, { log, engine, now: o.now });
+  // Embedded runs start from a migrated PGlite template: initdb in WASM costs seconds.
+  const db = config.DATABASE_URL ? undefined : await openMigratedPglite();
+  const services: Services = await createServices(config, { log, engine, now: o.now, db });
   let shuttingDown = false;
   const { app } = buildApp(services, {
     operatorToken: OPERATOR_TOKEN,
