@@ -56,6 +56,14 @@ export const ConfigSchema = z.object({
   INVALID_KEY_WINDOW_S: int(60, 1),
   HOLD_SWEEP_INTERVAL_MS: int(15_000, 100),
   TRUST_PROXY: bool(false), // take the client IP from X-Forwarded-For
+
+  // Console. SMTP_URL unset: mail goes to the outbox table (dev mailbox page outside
+  // production). PUBLIC_URL: the address in mailed links (default: the request's own).
+  SMTP_URL: optionalString,
+  MAIL_FROM: z.string().default("Pixeldrop <no-reply@pixeldrop.local>"),
+  PUBLIC_URL: z.string().url().optional(),
+  // Keys the hashes of console session cookies and one-time links. Unset: plain SHA-256.
+  SESSION_SECRET: z.string().min(16).optional(),
 });
 
 export type Config = z.infer<typeof ConfigSchema>;

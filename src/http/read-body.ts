@@ -54,6 +54,12 @@ export async function readBodyCapped(
 /** Parses multipart/form-data bytes; anything unreadable is 400 invalid_parameter. */
 export async function parseMultipart(bytes: Uint8Array<ArrayBuffer>, contentType: string | null): Promise<{ ok: true; form: FormData } | Failure> {
   if (!contentType || !/^multipart\/form-data\s*;/i.test(contentType) || !/boundary=/i.test(contentType)) {
+    // Clients of the mirrored API send image_url / image_file_b64 as JSON or a plain
+    // form: name the unsupported parameter rather than only "not multipart".
+    const sent = otherFormParameters(bytes, contentType);
+    if (sent.has("image_url") || sent.has("image_file_b64")) {
+      return fail("unsupported_parameter", "image_url and image_file_b64 are not supported; send the image as multipart image_file");
+    }
     return fail("invalid_parameter", "The request must be multipart/form-data with a boundary");
   }
   try {
@@ -62,4 +68,19 @@ export async function parseMultipart(bytes: Uint8Array<ArrayBuffer>, contentType
   } catch {
     return fail("invalid_parameter", "The multipart body could not be read");
   }
+}
+
+/** Parameter names of a JSON object or urlencoded body (empty when it is neither). */
+function otherFormParameters(bytes: Uint8Array, contentType: string | null): Set<string> {
+  try {
+    const text = new TextDecoder().decode(bytes);
+    if (/^application\/json/i.test(contentType ?? "")) {
+      const v: unknown = JSON.parse(text);
+      return new Set(v && typeof v === "object" && !Array.isArray(v) ? Object.keys(v) : []);
+    }
+    if (/^application\/x-www-form-urlencoded/i.test(contentType ?? "")) return new Set(new URLSearchParams(text).keys());
+  } catch {
+    // unreadable: no names
+  }
+  return new Set();
 }

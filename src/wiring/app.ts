@@ -3,14 +3,16 @@
 // function: the in-process product app by default, PRODUCT_URL when split.
 import { Hono } from "hono";
 import { createAdminApp } from "../admin/app.ts";
+import { operatorAuth } from "../admin/auth.ts";
 import { createGatewayApp } from "../gateway/app.ts";
 import { isStoreUnavailable } from "../gateway/store-errors.ts";
 import { fail } from "../http/api-error.ts";
 import type { AppEnv } from "../http/app-env.ts";
 import { registerHealth } from "../http/health.ts";
 import { installErrorHandling, requestIdMiddleware } from "../http/middleware.ts";
-import { createProductApp } from "../product/app.ts";
+import { createProductApp, PRODUCT_PATH } from "../product/app.ts";
 import { gatewayPorts } from "./gateway-ports.ts";
+import { remoteProduct } from "./remote-product.ts";
 import type { Services } from "./services.ts";
 
 export interface AppOptions {
@@ -47,10 +49,7 @@ export function buildApp(s: Services, o: AppOptions): BuiltApp {
   const product =
     o.product ??
     (c.PRODUCT_URL
-      ? (req: Request, signal: AbortSignal) => {
-          const url = new URL(new URL(req.url).pathname, c.PRODUCT_URL);
-          return fetch(new Request(url, req), { signal });
-        }
+      ? remoteProduct(c.PRODUCT_URL, o.operatorToken)
       : productApp
         ? (req: Request) => productApp.fetch(req) as Promise<Response>
         : () => Promise.reject(new Error("no product service configured")));
@@ -101,6 +100,12 @@ export function buildApp(s: Services, o: AppOptions): BuiltApp {
       log: o.log,
     }),
   );
+  if (productApp) {
+    // Served for gateways in other processes (PRODUCT_URL points here). It bills
+    // nothing itself, so only holders of the operator token may call it.
+    app.use(PRODUCT_PATH, operatorAuth(o.operatorToken));
+    app.route("/", productApp);
+  }
   app.route(
     "/admin/v1",
     createAdminApp({ accounts: s.accounts, billing: s.billing, keys: s.keys, requestLog: s.requestLog, operatorToken: o.operatorToken }),

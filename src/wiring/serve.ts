@@ -28,11 +28,14 @@ export async function serve(fetch: FetchHandler, opts: { port: number; hostname:
     const server = nodeServe({ fetch, port: opts.port, hostname: opts.hostname }, (info) => {
       resolve({
         port: info.port,
-        close: (graceMs) =>
-          Promise.race([
-            new Promise<void>((done) => server.close(() => done())),
-            delay(graceMs),
-          ]),
+        close: (graceMs) => {
+          const closed = new Promise<void>((done) => server.close(() => done()));
+          // close() drops the connections idle at that moment; a request still in
+          // flight leaves a keep-alive socket behind when it ends, which would hold
+          // the close until the client's idle timeout. Drop those as they go idle.
+          const idle = "closeIdleConnections" in server ? setInterval(() => server.closeIdleConnections(), 100) : undefined;
+          return Promise.race([closed, delay(graceMs)]).finally(() => clearInterval(idle));
+        },
       });
     });
   });

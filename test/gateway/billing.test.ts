@@ -101,9 +101,9 @@ describe("capture by output pixels", () => {
     assert.deepEqual([preview.charged, preview.balance], [22, 846]);
     assert.deepEqual(await balanceOf(g.h, c.orgId), { balanceKrw: 846, availableKrw: 846 });
     for (const r of [small, large, preview]) assert.deepEqual(await capturesOf(g.h, r.requestId), [r.charged]);
-    const holds = await holdsOf(g.h, c.orgId);
+    const holds = new Map((await holdsOf(g.h, c.orgId)).map((h) => [h.request_id, [h.amount_krw, h.state, h.captured_krw]]));
     assert.deepEqual(
-      holds.map((h) => [h.amount_krw, h.state, h.captured_krw]),
+      [small, large, preview].map((r) => holds.get(r.requestId)),
       [
         [110, "captured", 22],
         [110, "captured", 110],

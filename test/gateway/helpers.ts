@@ -4,13 +4,10 @@
 //
 // Why variants: a harness costs a database; a variant is only a new Hono app built by
 // buildApp over the harness's services, so one harness per file serves every config.
-import { cp, mkdtemp, rename, rm, stat } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import assert from "node:assert/strict";
 import type { Config } from "../../src/config.ts";
-import { loadMigrations, migrate } from "../../src/db/index.ts";
-import { openPglite } from "../../src/db/pglite-db.ts";
+import { createMaskSession } from "../../src/inference/session.ts";
+import { createInlineEngine } from "../../src/product/inline-engine.ts";
 import type { ByteBudget } from "../../src/http/byte-budget.ts";
 import type { Limiter } from "../../src/limits/index.ts";
 import { buildApp, type AppOptions } from "../../src/wiring/app.ts";
@@ -88,17 +85,15 @@ export interface GatewayHarness {
 
 /**
  * makeHarness with a test clock, TRUST_PROXY on (so each file's calls come from its
- * own address) and, on embedded stores, a PGlite copied from a migrated template:
- * opening a copy takes well under a second where initdb in WASM takes many.
+ * own address) and a cheaper stub model.
  */
 export async function gatewayHarness(o: HarnessOptions & { clock?: TestClock } = {}): Promise<GatewayHarness> {
   const clock = o.clock ?? testClock();
-  const usesPglite = o.embedded === true || !(o.env?.DATABASE_URL ?? process.env.DATABASE_URL);
-  const data = usesPglite ? await pgliteCopy() : undefined;
   const h = await makeHarness({
     ...o,
+    engine: o.engine !== undefined ? o.engine : await smallStubEngine(),
     now: o.now ?? clock.now,
-    env: { TRUST_PROXY: "true", ...(data ? { DATA_DIR: data.dir } : {}), ...o.env },
+    env: { TRUST_PROXY: "true", ...o.env },
   });
   const ip = randomIp();
   return {
@@ -108,11 +103,25 @@ export async function gatewayHarness(o: HarnessOptions & { clock?: TestClock } =
     removebg: (key, fields = {}, init = {}) => postRemovebg(h.app, ip, key, fields, init),
     account: (key, init = {}) => getAccount(h.app, ip, key, init),
     variant: (v = {}) => variant(h, ip, v),
-    async close() {
-      await h.close();
-      await data?.remove();
-    },
+    close: () => h.close(),
   };
+}
+
+/**
+ * The stub model (a centred ellipse) at a 64 × 64 model input instead of 1024 × 1024:
+ * the same pipeline (decode, mask, resize, compose, encode) at a fraction of the cost,
+ * which keeps these HTTP suites fast. Mask quality is not what they test.
+ */
+async function smallStubEngine() {
+  const session = await createMaskSession({
+    model: { inputSize: [64, 64] } as never,
+    modelPath: "",
+    backend: "stub",
+    threads: 1,
+    wasmDir: "",
+    stubDelayMs: 0,
+  });
+  return createInlineEngine(session);
 }
 
 export function getAccount(app: Fetcher, ip: string, key: string | undefined, init: CallInit = {}) {
@@ -129,6 +138,8 @@ export interface VariantOptions {
   sleep?: AppOptions["sleep"];
   limiter?: Limiter;
   gatewayBudget?: ByteBudget;
+  /** What the in-process product service sees as "shutting down". */
+  isShuttingDown?: () => boolean;
 }
 
 export interface Variant {
@@ -150,7 +161,7 @@ function variant(h: Harness, ip: string, o: VariantOptions): Variant {
     {
       operatorToken: OPERATOR_TOKEN,
       log: (e) => h.logLines.push(JSON.stringify(e)),
-      isShuttingDown: () => false,
+      isShuttingDown: o.isShuttingDown ?? (() => false),
       remoteAddress: () => "127.0.0.1",
       sleep: o.sleep,
       product: o.product,
@@ -161,37 +172,6 @@ function variant(h: Harness, ip: string, o: VariantOptions): Variant {
     removebg: (key, fields = {}, init = {}) => postRemovebg(app, ip, key, fields, init),
     account: (key, init = {}) => getAccount(app, ip, key, init),
   };
-}
-
-// ---- PGlite template -------------------------------------------------------------
-
-async function pgliteCopy(): Promise<{ dir: string; remove(): Promise<void> }> {
-  const template = await pgliteTemplate();
-  const dir = await mkdtemp(join(tmpdir(), "pixeldrop-gw-db-"));
-  await cp(template, dir, { recursive: true });
-  return { dir, remove: () => rm(dir, { recursive: true, force: true }) };
-}
-
-/** A migrated PGlite data directory in the temp dir, named by the migrations' checksums. */
-async function pgliteTemplate(): Promise<string> {
-  const sums = (await loadMigrations()).map((m) => m.checksum.slice(0, 12)).join("-");
-  const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(sums)));
-  const tag = [...digest.slice(0, 8)].map((b) => b.toString(16).padStart(2, "0")).join("");
-  const path = join(tmpdir(), `pixeldrop-gw-pglite-${tag}`);
-  const exists = await stat(join(path, "PG_VERSION")).then(() => true, () => false);
-  if (exists) return path;
-  // Built under a private name and renamed into place, so parallel test files never
-  // open a half-written template.
-  const building = await mkdtemp(join(tmpdir(), "pixeldrop-gw-pglite-build-"));
-  const db = await openPglite(building);
-  await migrate(db);
-  await db.close();
-  try {
-    await rename(building, path);
-  } catch {
-    await rm(building, { recursive: true, force: true }); // another process won the race
-  }
-  return path;
 }
 
 // ---- Fake product answers ----------------------------------------------------------

@@ -96,6 +96,27 @@ describe("429 daily_limit_reached", () => {
     await assertNoOpenHold(g.h, c.orgId);
   });
 
+  test("a full-tier call counts its reserve while running and only its charge afterwards", async () => {
+    const c = await g.h.customer({ creditKrw: 10_000 });
+    await g.h.admin("PATCH", `/orgs/${c.orgId}`, { dailyLimitKrw: 150 });
+    const full = { image_file: TINY_PNG }; // reserves 110, charged 22 (64 × 48 output)
+    await ok(g.removebg(c.liveKey, full), "spent 22");
+    await ok(g.removebg(c.liveKey, full), "22 + 110 ≤ 150");
+    // 44 spent: one more full reserve (110) would pass 150, a preview one (22) would not.
+    await expectError(await g.removebg(c.liveKey, full), 429, "daily_limit_reached");
+    await ok(g.removebg(c.liveKey, preview), "preview fits");
+    // While a full call runs, its whole reserve counts.
+    const held = heldProduct();
+    const v = g.variant({ product: held.fn });
+    await g.h.admin("PATCH", `/orgs/${c.orgId}`, { dailyLimitKrw: 66 + 110 });
+    const running = v.removebg(c.liveKey, full);
+    await held.untilArrived(1);
+    await expectError(await v.removebg(c.liveKey, preview), 429, "daily_limit_reached");
+    held.releaseAll();
+    await ok(running);
+    await ok(g.removebg(c.liveKey, preview), "the running call's unused reserve was given back");
+  });
+
   test("a daily limit of 0 stops paid calls; the test key is not limited", async () => {
     const c = await g.h.customer({ creditKrw: 10_000 });
     await g.h.admin("PATCH", `/orgs/${c.orgId}`, { dailyLimitKrw: 0 });

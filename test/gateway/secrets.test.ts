@@ -43,6 +43,7 @@ test("keys never reach logs, table rows or the product service", async () => {
   const statuses: number[] = [];
   const call = async (p: Response | Promise<Response>) => {
     const res = await p;
+
     statuses.push(res.status);
     await res.arrayBuffer();
   };

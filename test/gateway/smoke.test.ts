@@ -2,10 +2,13 @@
 // headers, the charge, the request-log row.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { makeHarness, fixture } from "../support/harness.ts";
+import { fixture } from "../support/harness.ts";
+import { gatewayHarness } from "./helpers.ts";
 
 test("live preview call is charged 22 KRW once and logged", async () => {
-  const h = await makeHarness();
+  // gatewayHarness: the same harness on a copied, already migrated PGlite (no initdb).
+  const g = await gatewayHarness();
+  const h = g.h;
   try {
     const c = await h.customer({ creditKrw: 1000 });
     const res = await h.removebg(c.liveKey, { image_file: fixture("photos/chelsea.png"), size: "preview" });
@@ -25,6 +28,6 @@ test("live preview call is charged 22 KRW once and logged", async () => {
     assert.equal(org.json.balanceKrw, 978);
     assert.equal(org.json.availableKrw, 978);
   } finally {
-    await h.close();
+    await g.close();
   }
 });

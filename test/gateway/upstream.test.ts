@@ -5,10 +5,13 @@
 // A fake product counts calls; the injected sleep records waits and moves the clock.
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
+import { createAdmission } from "../../src/product/admission.ts";
+import type { Engine } from "../../src/product/engine.ts";
 import {
   assertNoOpenHold,
   balanceOf,
   capturesOf,
+  holdsOf,
   expectError,
   gatewayHarness,
   productError,
@@ -61,6 +64,8 @@ describe("resent: rejections before processing", () => {
       assert.deepEqual(sleep.waits, [3000, 5000]);
       assert.equal(res.headers.get("x-pd-charged-krw"), "22");
       assert.deepEqual(await capturesOf(g.h, res.headers.get("x-pd-request-id")!), [22], "one capture");
+      const holds = await holdsOf(g.h, c.orgId);
+      assert.deepEqual(holds.map((h) => [h.amount_krw, h.state, h.captured_krw]), [[22, "captured", 22]], "one hold, captured once");
       assert.deepEqual(await balanceOf(g.h, c.orgId), { balanceKrw: 978, availableKrw: 978 });
       await assertNoOpenHold(g.h, c.orgId);
     });
@@ -263,6 +268,93 @@ describe("504 upstream_timeout", () => {
     });
     await expectError(await v.removebg(c.liveKey, preview), 504, "upstream_timeout");
     assert.equal(product.calls, 1);
+    await assertNoOpenHold(g.h, c.orgId);
+  });
+});
+
+describe("product errors from the real product service, passed through", () => {
+  function realProductVariant(o: { engine?: Engine; admission?: ReturnType<typeof createAdmission>; shuttingDown?: boolean }) {
+    const sleep = recordingSleep(g.clock);
+    const v = g.variant({
+      sleep: sleep.fn,
+      isShuttingDown: () => o.shuttingDown ?? false,
+      services: { ...(o.engine ? { engine: o.engine } : {}), ...(o.admission ? { admission: o.admission } : {}) },
+    });
+    return { v, sleep };
+  }
+
+  test("503 deadline_unreachable when the pool could not finish in time: resent, then passed through", async () => {
+    const c = await g.h.customer({ creditKrw: 1000 });
+    // An admission whose job estimate (200 s) is beyond any 140 s deadline.
+    const admission = createAdmission({ poolSize: 1, keyQueueMax: 4, queueMax: 64, now: g.clock.now, initialJobMs: 200_000 });
+    const { v, sleep } = realProductVariant({ admission });
+    const e = await expectError(await v.removebg(c.liveKey, preview), 503, "deadline_unreachable");
+    assert.ok(Number(e.retryAfter) >= 1);
+    assert.equal(sleep.waits.length, 2, "resent twice");
+    await assertNoOpenHold(g.h, c.orgId);
+    assert.equal((await balanceOf(g.h, c.orgId)).balanceKrw, 1000);
+  });
+
+  test("429 key_queue_full with Retry-After when one key has too many requests queued", async () => {
+    const c = await g.h.customer({ creditKrw: 1000 });
+    const base = g.h.services.engine!;
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    let started = 0;
+    const engine: Engine = {
+      ...base,
+      run: async (job) => {
+        started++;
+        await gate;
+        return base.run(job);
+      },
+    };
+    const admission = createAdmission({ poolSize: 1, keyQueueMax: 1, queueMax: 64, now: g.clock.now });
+    const { v, sleep } = realProductVariant({ engine, admission });
+    const first = v.removebg(c.liveKey, preview);
+    while (started === 0) await new Promise((r) => setTimeout(r, 5));
+    const e = await expectError(await v.removebg(c.liveKey, preview), 429, "key_queue_full");
+    assert.ok(Number(e.retryAfter) >= 1, `Retry-After ${e.retryAfter}`);
+    assert.equal(sleep.waits.length, 2, "resent twice");
+    release();
+    assert.equal((await first).status, 200);
+    assert.equal((await balanceOf(g.h, c.orgId)).balanceKrw, 1000 - 22, "only the processed call is charged");
+    await assertNoOpenHold(g.h, c.orgId);
+  });
+
+  test("503 shutting_down (Retry-After 5), service_not_ready (10), model_unavailable (30)", async () => {
+    const c = await g.h.customer({ creditKrw: 1000 });
+    const base = g.h.services.engine!;
+    const cases: [string, string, Parameters<typeof realProductVariant>[0]][] = [
+      ["shutting_down", "5", { shuttingDown: true }],
+      ["service_not_ready", "10", { engine: { ...base, state: () => ({ ...base.state(), ready: false }) } }],
+      ["model_unavailable", "30", { engine: { ...base, state: () => ({ ...base.state(), ready: false, failed: "no model" }) } }],
+    ];
+    for (const [code, retryAfter, o] of cases) {
+      const { v, sleep } = realProductVariant(o);
+      const e = await expectError(await v.removebg(c.liveKey, preview), 503, code);
+      assert.equal(e.retryAfter, retryAfter, code);
+      assert.deepEqual(sleep.waits, [Number(retryAfter) * 1000, Number(retryAfter) * 1000], code);
+    }
+    await assertNoOpenHold(g.h, c.orgId);
+  });
+
+  test("500 inference_failed when processing breaks: not resent", async () => {
+    const c = await g.h.customer({ creditKrw: 1000 });
+    const base = g.h.services.engine!;
+    let runs = 0;
+    const engine: Engine = {
+      ...base,
+      run: async () => {
+        runs++;
+        throw new Error("worker crashed");
+      },
+    };
+    const { v, sleep } = realProductVariant({ engine });
+    await expectError(await v.removebg(c.liveKey, preview), 500, "inference_failed");
+    assert.equal(runs, 1);
+    assert.deepEqual(sleep.waits, []);
+    assert.equal((await balanceOf(g.h, c.orgId)).balanceKrw, 1000);
     await assertNoOpenHold(g.h, c.orgId);
   });
 });

@@ -19,7 +19,7 @@ const FULL_IMAGE = fixture("photos/astronaut.png"); // 512×512: a full-tier out
 const FULL = 110;
 const CREDIT = 1000;
 // Long enough to kill the process while the product runs; the pool's warm-up run takes it too.
-const STUB_DELAY_MS = "2500";
+const STUB_DELAY_MS = "2000";
 
 /** Starts the paid call and returns its promise, which must end in a connection error. */
 function fireFullCall(server: ServerProcess, key: string): Promise<unknown> {
@@ -40,7 +40,7 @@ async function poll<T>(what: string, read: () => Promise<T>, done: (v: T) => boo
   }
 }
 
-describe("gateway killed after reserve [postgres+redis]", { skip: REAL.skip }, () => {
+describe("gateway killed after reserve [postgres+redis]", { skip: REAL.skip, timeout: 120_000 }, () => {
   let opened: OpenedStack | undefined;
   let db: Db | undefined;
 
@@ -103,11 +103,11 @@ describe("gateway killed after reserve [postgres+redis]", { skip: REAL.skip }, (
   });
 });
 
-describe("gateway killed after reserve [embedded]", { skip: EMBEDDED.skip }, () => {
+describe("gateway killed after reserve [embedded]", { skip: EMBEDDED.skip, timeout: 120_000 }, () => {
   let opened: OpenedStack | undefined;
 
   before(async () => {
-    opened = await openStack(EMBEDDED, 0);
+    opened = await openStack(EMBEDDED, 0, { dataDir: true });
   });
   after(async () => {
     await stopAll();
@@ -126,7 +126,7 @@ describe("gateway killed after reserve [embedded]", { skip: EMBEDDED.skip }, () 
     assert.ok("connectionError" in ((await call) as object));
 
     // The dead server's directory, opened the way the service opens it.
-    const db = await openDb({ dataDir: env.DATA_DIR });
+    const db = await openDb({ dataDir: opened!.pgliteDir! });
     try {
       const crashed = await ledgerSummary(db, c.orgId);
       assert.deepEqual(

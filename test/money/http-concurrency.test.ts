@@ -20,7 +20,7 @@ const CAP = 1000;
 const IMAGE = fixture("images/orient-upright.png"); // 64×48: cheap to process
 
 for (const stack of STACKS) {
-  describe(`${N} concurrent paid calls through HTTP [${stack.name}]`, { skip: stack.skip }, () => {
+  describe(`${N} concurrent paid calls through HTTP [${stack.name}]`, { skip: stack.skip, timeout: 180_000 }, () => {
     let opened: OpenedStack | undefined;
     let h: Harness;
     let engine: ScriptedEngine;

@@ -42,7 +42,7 @@ function brokenImageResponse(): Response {
 }
 
 for (const stack of STACKS) {
-  describe(`a request dying in the product takes no money [${stack.name}]`, { skip: stack.skip }, () => {
+  describe(`a request dying in the product takes no money [${stack.name}]`, { skip: stack.skip, timeout: 120_000 }, () => {
     let opened: OpenedStack | undefined;
     let engine: KillableEngine | undefined;
     let h: Harness;
@@ -95,11 +95,23 @@ for (const stack of STACKS) {
       await opened?.close();
     });
 
-    function prepare(next: ProductMode) {
+    /** Polls `cond` every 10 ms; fails the test instead of hanging. */
+    async function until(what: string, cond: () => boolean, timeoutMs = 20_000) {
+      const end = Date.now() + timeoutMs;
+      while (!cond()) {
+        if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+        await new Promise((r) => setTimeout(r, 10));
+      }
+    }
+
+    async function prepare(next: ProductMode) {
       mode = next;
       productCalls = 0;
       sleeps.length = 0;
       engine!.setMode("go");
+      // After a worker died the pool answers service_not_ready until its replacement
+      // is up; the resends' waits are instant here, so wait for it instead.
+      await until("a ready pool", () => engine!.state().ready);
     }
     const call = (key: string, fields: Record<string, string | Uint8Array> = { image_file: FULL_IMAGE }) =>
       sendRemovebg((p, i) => h.app.request(p, i), key, fields).then(outcomeOf);
@@ -113,13 +125,13 @@ for (const stack of STACKS) {
     }
 
     test("the worker dies mid-job: 500 inference_failed, not resent, hold released", async () => {
-      prepare("engine");
+      await prepare("engine");
       const c = await h.customer({ creditKrw: CREDIT });
       const before = engine!.jobsStarted();
       engine!.setMode("wait");
       const pending = call(c.liveKey);
       // The job is in a worker and the hold is open: the kill comes mid-processing.
-      while (engine!.jobsStarted() === before) await new Promise((r) => setTimeout(r, 10));
+      await until("the job to reach a worker", () => engine!.jobsStarted() > before);
       const during = await ledgerSummary(h.services.db, c.orgId);
       assert.deepEqual([during.openHolds, during.heldKrw], [1, FULL]);
       engine!.setMode("die");
@@ -135,31 +147,31 @@ for (const stack of STACKS) {
       await assertNothingTaken(c.orgId);
 
       // The pool replaced the worker: the next call is processed and charged once.
-      prepare("engine");
+      await prepare("engine");
       const next = await call(c.liveKey);
       assert.deepEqual([next.status, next.chargedKrw, next.balanceKrw], [200, FULL, CREDIT - FULL]);
       assert.ok(engine!.restarts() >= 1);
     });
 
     test("a free test call whose worker dies gives its allowance back", async () => {
-      prepare("engine");
+      await prepare("engine");
       const c = await h.customer({ creditKrw: CREDIT });
       const before = engine!.jobsStarted();
       engine!.setMode("wait");
       const pending = call(c.testKey);
-      while (engine!.jobsStarted() === before) await new Promise((r) => setTimeout(r, 10));
+      await until("the job to reach a worker", () => engine!.jobsStarted() > before);
       engine!.setMode("die");
       const o = await pending;
       assert.deepEqual([o.status, o.code], [500, "inference_failed"]);
       assert.equal(await h.services.testQuota.testCallsRemaining({ orgId: c.orgId, lifetime: false }), 50);
-      prepare("engine");
+      await prepare("engine");
       const ok = await call(c.testKey);
       assert.deepEqual([ok.status, ok.testRemaining, ok.chargedKrw], [200, "49", undefined]);
       assert.equal((await ledgerSummary(h.services.db, c.orgId)).balanceKrw, CREDIT, "test calls are never charged");
     });
 
     test("product unreachable: resent twice, then 502 upstream_error, nothing charged", async () => {
-      prepare("unreachable");
+      await prepare("unreachable");
       const c = await h.customer({ creditKrw: CREDIT });
       const o = await call(c.liveKey);
       assert.deepEqual([o.status, o.code], [502, "upstream_error"]);
@@ -172,7 +184,7 @@ for (const stack of STACKS) {
 
     test("a resend that succeeds is charged once", async () => {
       for (const [m, wait] of [["unreachable-once", DEFAULT_WAIT_MS], ["busy-once", 3000]] as const) {
-        prepare(m);
+        await prepare(m);
         const c = await h.customer({ creditKrw: CREDIT });
         const o = await call(c.liveKey);
         assert.deepEqual([o.status, o.chargedKrw, o.balanceKrw], [200, FULL, CREDIT - FULL], m);
@@ -185,7 +197,7 @@ for (const stack of STACKS) {
     });
 
     test("inference_failed from the product is passed on, not resent, not charged", async () => {
-      prepare("inference-failed");
+      await prepare("inference-failed");
       const c = await h.customer({ creditKrw: CREDIT });
       const o = await call(c.liveKey);
       assert.deepEqual([o.status, o.code], [500, "inference_failed"]);
@@ -195,7 +207,7 @@ for (const stack of STACKS) {
     });
 
     test("an answer that breaks off after processing: 502 upstream_error, not resent, not charged", async () => {
-      prepare("cut-body");
+      await prepare("cut-body");
       const c = await h.customer({ creditKrw: CREDIT });
       const o = await call(c.liveKey);
       assert.deepEqual([o.status, o.code], [502, "upstream_error"]);
@@ -205,7 +217,7 @@ for (const stack of STACKS) {
     });
 
     test("after every failure above, no permit is left: calls go through at the full cap", async () => {
-      prepare("engine");
+      await prepare("engine");
       const c = await h.customer({ creditKrw: CREDIT });
       const outcomes = await Promise.all([call(c.liveKey), call(c.liveKey)]);
       assert.deepEqual(outcomes.map((o) => o.status), [200, 200], "both org permits are free");

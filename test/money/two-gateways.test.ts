@@ -16,7 +16,7 @@ import { openStack, REAL, type OpenedStack } from "../support/stacks.ts";
 const IMAGE = fixture("images/orient-upright.png");
 const PRICE = 22;
 
-describe("two gateway processes keep the org cap of 2 across both", { skip: REAL.skip }, () => {
+describe("two gateway processes keep the org cap of 2 across both", { skip: REAL.skip, timeout: 120_000 }, () => {
   let opened: OpenedStack | undefined;
   let a: ServerProcess;
   let b: ServerProcess;
@@ -90,7 +90,20 @@ describe("two gateway processes keep the org cap of 2 across both", { skip: REAL
     assert.equal(rows.filter((r) => r.status === 429 && r.error_code === "rate_limited" && r.charged_krw === 0).length, 8);
     // Every path gave its permits back: none left in Redis, and each process serves a fresh call.
     assert.equal(await heldPermits(limiter!, orgLiveKey(c.orgId), 2), 0);
-    assert.equal((await call(a, c.liveKey)).status, 200);
-    assert.equal((await call(b, c.liveKey)).status, 200);
+    assert.deepEqual(tally(await Promise.all([call(a, c.liveKey), call(b, c.liveKey)])), { "200": 2 });
+  });
+
+  test("a process stopped with SIGTERM finishes its call, charges it once and frees its permit", async () => {
+    const c = await setUpCustomer(adminClient(b.url), { creditKrw: 100 * PRICE });
+    const inFlight = call(a, c.liveKey);
+    await waitForOpenHolds(c.orgId, 1);
+    await a.kill("SIGTERM");
+    const o = await inFlight;
+    assert.deepEqual([o.status, o.chargedKrw], [200, PRICE], "the in-flight call completed before the process left");
+    assert.equal((await a.exited).code, 0);
+    assert.equal(await heldPermits(limiter!, orgLiveKey(c.orgId), 2), 0);
+    assert.deepEqual(tally(await Promise.all([call(b, c.liveKey), call(b, c.liveKey)])), { "200": 2 });
+    const s = await assertSettled(db!, c.orgId);
+    assert.equal(s.captures, 3);
   });
 });

@@ -1,8 +1,9 @@
-// A fresh embedded database directory in about a second instead of running initdb
-// in WASM (several seconds, far more on a busy machine) for every suite: one migrated
-// PGlite data directory is kept in the temp dir, named by the migrations' checksums
-// (an edited migration makes a new one), and each caller gets a copy of it. The
-// service then opens it through DATA_DIR exactly as the embedded default does.
+// A fresh embedded data directory for a server process in about a second instead of
+// running initdb in WASM (several seconds, far more on a busy machine): one migrated
+// PGlite directory is kept in the temp dir, named by the migrations' checksums (an
+// edited migration makes a new one), and each caller gets a copy of it. The process
+// then opens it through DATA_DIR exactly as the embedded default does. (In-process
+// harnesses need none of this: makeHarness starts from an in-memory template.)
 import { existsSync } from "node:fs";
 import { cp, mkdtemp, rename, rm, stat } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -29,10 +30,14 @@ async function templateDir(): Promise<string> {
 /** Memory-backed when the machine has /dev/shm: PGlite syncs each commit to its files. */
 const COPY_ROOT = existsSync("/dev/shm") ? "/dev/shm" : tmpdir();
 
-/** A migrated PGlite data directory of the caller's own; remove() deletes it. */
-export async function freshPgliteDir(): Promise<{ dir: string; remove: () => Promise<void> }> {
+/**
+ * A DATA_DIR of the caller's own whose PGlite folder (DATA_DIR/pglite, where the
+ * service keeps it) is already migrated; remove() deletes it.
+ */
+export async function freshDataDir(): Promise<{ dataDir: string; pgliteDir: string; remove: () => Promise<void> }> {
   const template = await templateDir();
-  const dir = await mkdtemp(join(COPY_ROOT, "pixeldrop-money-"));
-  await cp(template, dir, { recursive: true });
-  return { dir, remove: () => rm(dir, { recursive: true, force: true }) };
+  const dataDir = await mkdtemp(join(COPY_ROOT, "pixeldrop-money-"));
+  const pgliteDir = join(dataDir, "pglite");
+  await cp(template, pgliteDir, { recursive: true });
+  return { dataDir, pgliteDir, remove: () => rm(dataDir, { recursive: true, force: true }) };
 }

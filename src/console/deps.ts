@@ -1,0 +1,63 @@
+// What the console is built from (passed in by src/wiring) and the console's own
+// stores, made from the same database and clock.
+import type { Accounts } from "../accounts/index.ts";
+import type { Billing, RequestLog, TestQuota } from "../billing/index.ts";
+import type { Db } from "../db/index.ts";
+import type { KeyService } from "../keys/index.ts";
+import type { Mailer } from "../mail/index.ts";
+import { createTopups, type PaymentProvider, type Topups } from "../payments/index.ts";
+import { createAccountFlow, type AccountFlow } from "./account-flow.ts";
+import { createAppReview, type AppReview } from "./app-review.ts";
+import { createLoginLinks, LINK_TTL_MS } from "./login-links.ts";
+import { createMailRate, DEFAULT_MAIL_LIMITS, type MailRateLimits } from "./mail-rate.ts";
+import { createSessions, type Sessions } from "./sessions.ts";
+import { tokenHasher } from "./tokens.ts";
+import { createUsage, type Usage } from "./usage.ts";
+
+export interface ConsoleDeps {
+  db: Db;
+  now: () => number;
+  accounts: Accounts;
+  billing: Billing;
+  keys: KeyService;
+  requestLog: RequestLog;
+  testQuota: TestQuota;
+  mailer: Mailer;
+  payments: PaymentProvider;
+  /** Base of mailed links; default: the request's own origin. */
+  publicUrl?: string;
+  sessionSecret?: string;
+  /** The developer mailbox page (never in production). */
+  devMailbox: boolean;
+  trustProxy: boolean;
+  remoteAddress: (req: Request, env: unknown) => string | undefined;
+  mailLimits?: MailRateLimits;
+  linkTtlMs?: number;
+}
+
+export interface ConsoleStores {
+  sessions: Sessions;
+  flow: AccountFlow;
+  review: AppReview;
+  usage: Usage;
+  topups: Topups;
+}
+
+export function buildStores(d: ConsoleDeps): ConsoleStores {
+  const hash = tokenHasher(d.sessionSecret);
+  const links = createLoginLinks({ db: d.db, now: d.now, hash, ttlMs: d.linkTtlMs ?? LINK_TTL_MS });
+  const mailRate = createMailRate({ db: d.db, now: d.now, limits: d.mailLimits ?? DEFAULT_MAIL_LIMITS });
+  return {
+    sessions: createSessions({ db: d.db, now: d.now, hash }),
+    flow: createAccountFlow({ accounts: d.accounts, links, mailRate, mailer: d.mailer }),
+    review: createAppReview({ db: d.db, now: d.now }),
+    usage: createUsage({ db: d.db, now: d.now }),
+    topups: createTopups({
+      db: d.db,
+      now: d.now,
+      billing: d.billing,
+      provider: d.payments,
+      refundPending: async (orgId) => (await d.accounts.getOrg(orgId))?.refundPending ?? false,
+    }),
+  };
+}

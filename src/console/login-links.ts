@@ -1,0 +1,41 @@
+// One-time links mailed for sign-up (address verification) and sign-in. A link works
+// once, within LINK_TTL_MS; expired, used and unknown links fail alike so a guesser
+// learns nothing.
+import type { Db } from "../db/index.ts";
+import { fail, type Failure } from "../http/api-error.ts";
+import { newSecretToken } from "./tokens.ts";
+
+export const LINK_TTL_MS = 30 * 60 * 1000;
+
+export type LinkPurpose = "signup" | "signin";
+
+export function createLoginLinks({ db, now, hash, ttlMs = LINK_TTL_MS }: { db: Db; now: () => number; hash: (t: string) => string; ttlMs?: number }) {
+  async function issue(purpose: LinkPurpose, email: string): Promise<string> {
+    const token = newSecretToken();
+    const t = now();
+    await db.query(
+      `INSERT INTO console_login_tokens (token_hash, purpose, email, created_at, expires_at) VALUES ($1, $2, $3, $4, $5)`,
+      [hash(token), purpose, email, new Date(t), new Date(t + ttlMs)],
+    );
+    return token;
+  }
+
+  /** Marks the link used and returns what it was for; a second call fails. */
+  async function consume(token: string): Promise<{ ok: true; purpose: LinkPurpose; email: string } | Failure> {
+    if (!token || token.length > 100) return expired();
+    const t = new Date(now());
+    const rows = await db.query<{ purpose: LinkPurpose; email: string }>(
+      `UPDATE console_login_tokens SET used_at = $2
+        WHERE token_hash = $1 AND used_at IS NULL AND expires_at > $2
+        RETURNING purpose, email`,
+      [hash(token), t],
+    );
+    return rows[0] ? { ok: true, purpose: rows[0].purpose, email: rows[0].email } : expired();
+  }
+
+  return { issue, consume };
+}
+
+const expired = () => fail("not_found", "This link has expired or was already used. Ask for a new one.");
+
+export type LoginLinks = ReturnType<typeof createLoginLinks>;

@@ -1,0 +1,81 @@
+// The console's request guards: security headers, the session cookie, and CSRF.
+//
+// CSRF: a signed-in session has its own token (synchronizer token); before sign-in
+// the forms use a double-submit cookie. Every POST must send the token back as
+// _csrf, and a POST whose Origin names another site is refused as well. SameSite=Lax
+// cookies already keep most cross-site posts out; the token covers the rest.
+import type { MiddlewareHandler } from "hono";
+import { getCookie, setCookie, deleteCookie } from "hono/cookie";
+import { constantTimeEqual } from "../keys/index.ts";
+import type { ConsoleDeps, ConsoleStores } from "./deps.ts";
+import type { ConsoleEnv } from "./env.ts";
+import { errorPage, formOf, type Ctx } from "./http.tsx";
+import { SESSION_TTL_MS } from "./sessions.ts";
+import { newSecretToken } from "./tokens.ts";
+
+export const SESSION_COOKIE = "pd_session";
+export const ANON_CSRF_COOKIE = "pd_csrf";
+
+const CSP =
+  "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
+
+export function isSecure(d: ConsoleDeps, c: Ctx): boolean {
+  if (d.publicUrl?.startsWith("https:")) return true;
+  if (new URL(c.req.url).protocol === "https:") return true;
+  return d.trustProxy && c.req.header("x-forwarded-proto") === "https";
+}
+
+export function setSessionCookie(d: ConsoleDeps, c: Ctx, token: string): void {
+  setCookie(c, SESSION_COOKIE, token, {
+    httpOnly: true,
+    sameSite: "Lax",
+    secure: isSecure(d, c),
+    path: "/",
+    maxAge: Math.floor(SESSION_TTL_MS / 1000),
+  });
+}
+
+export function clearSessionCookie(c: Ctx): void {
+  deleteCookie(c, SESSION_COOKIE, { path: "/" });
+}
+
+export function consoleGuards(d: ConsoleDeps, st: ConsoleStores): MiddlewareHandler<ConsoleEnv> {
+  return async (c, next) => {
+    const session = await st.sessions.get(getCookie(c, SESSION_COOKIE));
+    c.set("session", session);
+    let csrf = session?.csrf;
+    if (!csrf) {
+      csrf = getCookie(c, ANON_CSRF_COOKIE);
+      if (!csrf || csrf.length !== 32) {
+        csrf = newSecretToken();
+        setCookie(c, ANON_CSRF_COOKIE, csrf, { httpOnly: true, sameSite: "Lax", secure: isSecure(d, c), path: "/console" });
+      }
+    }
+    c.set("csrf", csrf);
+
+    if (c.req.method === "POST") {
+      const origin = c.req.header("origin");
+      const allowed = new Set([new URL(c.req.url).origin, ...(d.publicUrl ? [new URL(d.publicUrl).origin] : [])]);
+      if (origin && origin !== "null" && !allowed.has(origin)) {
+        return errorPage(c, 403, "Request refused", "This form was sent from another site.");
+      }
+      const sent = (await formOf(c))._csrf ?? "";
+      if (!constantTimeEqual(sent, csrf)) {
+        return errorPage(c, 403, "Request refused", "The form had expired or did not come from this console. Reload the page and try again.");
+      }
+    }
+    await next();
+    c.header("Content-Security-Policy", CSP);
+    c.header("X-Frame-Options", "DENY");
+    c.header("X-Content-Type-Options", "nosniff");
+    // Links carry one-time tokens: never send the URL to another site.
+    c.header("Referrer-Policy", "no-referrer");
+    c.header("Cache-Control", "no-store");
+  };
+}
+
+/** For pages that need a signed-in user: others are sent to sign in. */
+export const requireSession: MiddlewareHandler<ConsoleEnv> = async (c, next) => {
+  if (!c.get("session")) return c.redirect("/console/sign-in", 303);
+  await next();
+};

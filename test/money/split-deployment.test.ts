@@ -1,0 +1,92 @@
+// The split deployment: a gateway process (PRODUCT_URL set, no engine) and a product
+// process, over real sockets. The internal product endpoint bills nothing, so it only
+// serves holders of the operator token. When the product process dies mid-run the
+// gateway sees a connection error, which the spec makes resendable; with the product
+// gone the resends fail too, and the request ends 502 upstream_error with its hold
+// released and nothing charged.
+import { after, before, describe, test } from "node:test";
+import assert from "node:assert/strict";
+import { createServer } from "node:net";
+import { openDb, type Db } from "../../src/db/index.ts";
+import { fixture } from "../support/harness.ts";
+import { assertLogMatchesLedger, assertSettled, ledgerSummary, requestLogRows } from "../support/money-checks.ts";
+import { outcomeOf, removebgInit, sendRemovebg } from "../support/removebg-request.ts";
+import { adminClient, over, setUpCustomer, startServer, stopAll, type ServerProcess } from "../support/server-process.ts";
+import { openStack, REAL, type OpenedStack } from "../support/stacks.ts";
+
+const FULL_IMAGE = fixture("photos/astronaut.png");
+const PREVIEW_IMAGE = fixture("images/orient-upright.png");
+const CREDIT = 1000;
+
+/** A port nothing listens on right now, so a restarted product can come back on it. */
+async function freePort(): Promise<number> {
+  const srv = createServer();
+  await new Promise<void>((r) => srv.listen(0, "127.0.0.1", r));
+  const port = (srv.address() as { port: number }).port;
+  await new Promise((r) => srv.close(r));
+  return port;
+}
+
+describe("split deployment: gateway process + product process", { skip: REAL.skip, timeout: 120_000 }, () => {
+  let opened: OpenedStack | undefined;
+  let db: Db | undefined;
+  let product: ServerProcess;
+  let gateway: ServerProcess;
+  let productPort: number;
+  const productEnv = () => ({ ...opened!.env, PORT: String(productPort), STUB_DELAY_MS: "2000" });
+
+  before(async () => {
+    opened = await openStack(REAL, 15);
+    db = await openDb({ databaseUrl: opened.env.DATABASE_URL, dataDir: "", max: 2 });
+    productPort = await freePort();
+    [product, gateway] = await Promise.all([
+      startServer(productEnv()),
+      // Resends wait 1 s instead of 10 when the product gives no Retry-After.
+      startServer({ ...opened.env, PRODUCT_URL: `http://127.0.0.1:${productPort}`, RESEND_DEFAULT_WAIT_S: "1" }),
+    ]);
+  });
+  after(async () => {
+    await stopAll();
+    await db?.close();
+    await opened?.close();
+  });
+
+  test("the internal product endpoint refuses callers without the operator token", async () => {
+    const init = await removebgInit(undefined, { image_file: PREVIEW_IMAGE, size: "preview" });
+    const res = await fetch(`${product.url}/internal/v1/removebg`, init);
+    assert.equal(res.status, 401);
+    assert.equal(((await res.json()) as { errors: { code: string }[] }).errors[0].code, "unauthorized");
+  });
+
+  test("a call through the gateway is processed by the product process and charged once", async () => {
+    const c = await setUpCustomer(adminClient(gateway.url), { creditKrw: CREDIT });
+    const o = await sendRemovebg(over(gateway.url), c.liveKey, { image_file: PREVIEW_IMAGE, size: "preview" }).then(outcomeOf);
+    assert.deepEqual([o.status, o.chargedKrw, o.balanceKrw], [200, 22, CREDIT - 22]);
+    assert.ok(product.lines.some((l) => l.includes('"msg":"removed"') && l.includes(o.requestId)), "processed over there");
+    await assertSettled(db!, c.orgId);
+  });
+
+  test("the product process dies mid-run: resent, then 502 upstream_error, nothing charged", async () => {
+    const c = await setUpCustomer(adminClient(gateway.url), { creditKrw: CREDIT });
+    const pending = sendRemovebg(over(gateway.url), c.liveKey, { image_file: FULL_IMAGE }).then(outcomeOf);
+    for (let i = 0; (await ledgerSummary(db!, c.orgId)).openHolds === 0; i++) {
+      if (i > 400) throw new Error("the hold never appeared");
+      await new Promise((r) => setTimeout(r, 25));
+    }
+    // Let the upload reach the product and its job start before pulling the plug.
+    await new Promise((r) => setTimeout(r, 300));
+    await product.kill("SIGKILL");
+    const o = await pending;
+    assert.deepEqual([o.status, o.code, o.chargedKrw], [502, "upstream_error", undefined]);
+    const [row] = (await requestLogRows(db!, c.orgId)).filter((r) => r.request_id === o.requestId);
+    assert.deepEqual([row.status, row.attempts, row.charged_krw], [502, 3, 0], "first attempt + 2 resends");
+    const s = await assertSettled(db!, c.orgId);
+    assert.deepEqual([s.balanceKrw, s.captures, s.releasedHolds], [CREDIT, 0, 1]);
+    await assertLogMatchesLedger(db!, c.orgId);
+
+    // The product comes back on its address; the gateway's next call is served and charged once.
+    product = await startServer({ ...productEnv(), STUB_DELAY_MS: "0" });
+    const next = await sendRemovebg(over(gateway.url), c.liveKey, { image_file: FULL_IMAGE }).then(outcomeOf);
+    assert.deepEqual([next.status, next.chargedKrw, next.balanceKrw], [200, 110, CREDIT - 110]);
+  });
+});
