@@ -8,6 +8,7 @@ import type { AdminDeps } from "./deps.ts";
 import { registerKeyRoutes } from "./keys.ts";
 import { registerOrgRoutes } from "./orgs.ts";
 import { registerProductRoutes } from "./product.ts";
+import { registerRefundRoutes } from "./refunds.ts";
 
 export function createAdminApp(d: AdminDeps): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
@@ -16,5 +17,6 @@ export function createAdminApp(d: AdminDeps): Hono<AppEnv> {
   registerAppRoutes(app, d);
   registerKeyRoutes(app, d);
   registerProductRoutes(app, d);
+  registerRefundRoutes(app, d);
   return app;
 }

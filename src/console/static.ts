@@ -19,7 +19,7 @@ form.inline { display:inline; }
 .field { margin: .75rem 0; }
 .field label { display:block; font-weight:600; }
 input, select, button { font: inherit; }
-input[type=text], input[type=email], input:not([type]), select { width: 100%; max-width: 24rem; padding:.45rem .5rem; border:1px solid var(--muted); border-radius:4px; }
+input[type=text], input[type=email], input[type=search], input:not([type]), select { width: 100%; max-width: 24rem; padding:.45rem .5rem; border:1px solid var(--muted); border-radius:4px; }
 .field.invalid input { border-color: var(--err); }
 .error { color: var(--err); margin:.25rem 0 0; }
 .hint { color: var(--muted); margin:.1rem 0 .25rem; font-size:.9rem; }
@@ -40,6 +40,7 @@ code, .key { font-family: ui-monospace, monospace; word-break: break-all; }
 .state { display:inline-block; padding:0 .5rem; border-radius:999px; border:1px solid var(--line); font-size:.85rem; }
 .actions { display:flex; flex-wrap:wrap; gap:.5rem; margin:.5rem 0; }
 fieldset { border:1px solid var(--line); border-radius:6px; margin: 1rem 0; }
+figure { margin: 1rem 0; }
 .chart svg { width:100%; height:auto; max-width: 60rem; }
 .legend { display:flex; flex-wrap:wrap; gap:.25rem 1rem; list-style:none; padding:0; }
 .swatch { display:inline-block; width:.8rem; height:.8rem; margin-right:.3rem; vertical-align:middle; }

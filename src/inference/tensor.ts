@@ -15,15 +15,15 @@ export function rgbToNchw(rgb: Uint8Array, width: number, height: number, mean: 
   }
   const tables = [0, 1, 2].map((c) => {
     const t = new Float32Array(256);
-    for (let v = 0; v < 256; v++) t[v] = (v / 255 - mean[c]!) / std[c]!;
+    for (let v = 0; v < 256; v++) t[v] = (v / 255 - mean[c]) / std[c];
     return t;
   });
   const [r, g, b] = tables as [Float32Array, Float32Array, Float32Array];
   const out = new Float32Array(plane * 3);
   for (let i = 0, j = 0; i < plane; i++, j += 3) {
-    out[i] = r[rgb[j]!]!;
-    out[plane + i] = g[rgb[j + 1]!]!;
-    out[2 * plane + i] = b[rgb[j + 2]!]!;
+    out[i] = r[rgb[j]];
+    out[plane + i] = g[rgb[j + 1]];
+    out[2 * plane + i] = b[rgb[j + 2]];
   }
   return out;
 }
@@ -43,7 +43,7 @@ export function outputToMask(values: ArrayLike<number>, mode: "clamp" | "minmax"
     let min = Infinity;
     let max = -Infinity;
     for (let i = 0; i < n; i++) {
-      const v = values[i]!;
+      const v = values[i];
       if (v < min) min = v;
       if (v > max) max = v;
     }
@@ -52,7 +52,7 @@ export function outputToMask(values: ArrayLike<number>, mode: "clamp" | "minmax"
     scale = 255 / (max - min);
   }
   for (let i = 0; i < n; i++) {
-    const v = (values[i]! - lo) * scale;
+    const v = (values[i] - lo) * scale;
     // NaN fails both comparisons and lands on 0.
     mask[i] = v >= 255 ? 255 : v > 0 ? Math.round(v) : 0;
   }

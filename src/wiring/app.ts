@@ -3,6 +3,7 @@
 // function: the in-process product app by default, PRODUCT_URL when split.
 import { Hono } from "hono";
 import { createAdminApp } from "../admin/app.ts";
+import { createConsoleApp } from "../console/app.tsx";
 import { operatorAuth } from "../admin/auth.ts";
 import { createGatewayApp } from "../gateway/app.ts";
 import { isStoreUnavailable } from "../gateway/store-errors.ts";
@@ -109,6 +110,26 @@ export function buildApp(s: Services, o: AppOptions): BuiltApp {
   app.route(
     "/admin/v1",
     createAdminApp({ accounts: s.accounts, billing: s.billing, keys: s.keys, requestLog: s.requestLog, operatorToken: o.operatorToken }),
+  );
+  // The customer console (pages under /console, landing page at /).
+  app.route(
+    "/",
+    createConsoleApp({
+      db: s.db,
+      now: s.now,
+      accounts: s.accounts,
+      billing: s.billing,
+      keys: s.keys,
+      requestLog: s.requestLog,
+      testQuota: s.testQuota,
+      mailer: s.mailer,
+      payments: s.payments,
+      publicUrl: c.PUBLIC_URL,
+      sessionSecret: c.SESSION_SECRET,
+      devMailbox: c.NODE_ENV !== "production" && s.mailer.kind === "outbox",
+      trustProxy: c.TRUST_PROXY,
+      remoteAddress: o.remoteAddress ?? (() => undefined),
+    }),
   );
   return { app, productApp };
 }

@@ -9,6 +9,8 @@ import { createByteBudget, type ByteBudget } from "../http/byte-budget.ts";
 import { resolveModel } from "../inference/manifest.ts";
 import { createKeyService, loadOrCreatePepper, type KeyService } from "../keys/index.ts";
 import { createLimiter, type Limiter } from "../limits/index.ts";
+import { createMailer, type Mailer } from "../mail/index.ts";
+import { createSandboxProvider, type PaymentProvider } from "../payments/index.ts";
 import { createAdmission, type Admission } from "../product/admission.ts";
 import { createEngine, type Engine } from "../product/engine.ts";
 import { PACKAGE_MODELS_DIR, PACKAGE_WASM_DIR } from "./paths.ts";
@@ -28,6 +30,10 @@ export interface Services {
   admission?: Admission;
   productBudget: ByteBudget;
   gatewayBudget: ByteBudget;
+  /** Console mail: SMTP when SMTP_URL is set, else the outbox table. */
+  mailer: Mailer;
+  /** Console top-ups; the sandbox is the only provider so far. */
+  payments: PaymentProvider;
   close(): Promise<void>;
 }
 
@@ -68,6 +74,8 @@ export async function createServices(config: Config, opts: ServiceOptions): Prom
     billing: createBilling({ db, now, holdTtlMs: config.DEADLINE_MS + 60_000 }),
     testQuota: createTestQuota({ db, now }),
     requestLog: createRequestLog({ db, now }),
+    mailer: await createMailer({ smtpUrl: config.SMTP_URL, from: config.MAIL_FROM, db, now }),
+    payments: createSandboxProvider(),
     keys: createKeyService({ db, now, pepper }),
     engine,
     admission,

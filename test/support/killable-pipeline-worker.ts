@@ -1,7 +1,7 @@
 // A pool worker that runs the real removal pipeline with the stub model, but holds each
 // job until the test says what happens to it: die in the middle of it (the thread exits,
 // as when the runtime aborts or the thread is killed) or go on. The test and the
-// worker share a SharedArrayBuffer (see killable-engine.ts for the slots).
+// worker share a SharedArrayBuffer (its slots are in killable-slots.ts).
 import { setTimeout as sleep } from "node:timers/promises";
 import { serveWorker } from "../../src/inference/worker-host.ts";
 import { createMaskSession, type MaskSession } from "../../src/inference/session.ts";

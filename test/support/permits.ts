@@ -21,3 +21,14 @@ export async function heldPermits(limiter: Limiter, key: string, max: number): P
 /** The permit keys the gateway takes for a live call of `orgId` (see src/gateway/removebg.ts). */
 export const orgLiveKey = (orgId: string) => `org-live:${orgId}`;
 export const GLOBAL_KEY = "global";
+
+/**
+ * The global permit set is shared by everything on one limiter store, so on Redis it
+ * may hold leases of an earlier run that died (they expire after the deadline + 10 s).
+ * Suites take this count before they start; the function returned says how many more
+ * are held now (never below 0: such an old lease may run out during the suite).
+ */
+export async function globalBaseline(limiter: Limiter, max: number): Promise<() => Promise<number>> {
+  const before = await heldPermits(limiter, GLOBAL_KEY, max);
+  return async () => Math.max(0, (await heldPermits(limiter, GLOBAL_KEY, max)) - before);
+}

@@ -1,22 +1,30 @@
-// Two real gateway processes sharing one Postgres and one Redis keep an organization's
-// live concurrency cap of 2 between them: the permits live in Redis, so a request on
-// one process sees the ones taken on the other. The stub model takes 1.5 s, so calls
-// fired together overlap for certain.
+// Two real gateway processes sharing one Postgres and one Redis, as a scaled-out
+// deployment runs:
+//  - they keep an organization's live concurrency cap of 2 between them (the permits
+//    live in Redis, so a request on one process sees the ones taken on the other; the
+//    stub model takes 1.5 s, so calls fired together overlap for certain);
+//  - one killed (SIGKILL) after it reserved a hold takes no money: the hold stays open
+//    until it expires, then the other process's sweeper releases it;
+//  - one stopped with SIGTERM finishes its call, charges it once and frees its permit.
+// The embedded deployment's crash is in crash-gateway.test.ts.
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
+import { createBilling } from "../../src/billing/index.ts";
 import { openDb, type Db } from "../../src/db/index.ts";
 import { createRedisLimiter, type Limiter } from "../../src/limits/index.ts";
 import { fixture } from "../support/harness.ts";
-import { assertLogMatchesLedger, assertSettled } from "../support/money-checks.ts";
+import { assertLogMatchesLedger, assertSettled, ledgerSummary } from "../support/money-checks.ts";
 import { heldPermits, orgLiveKey } from "../support/permits.ts";
 import { outcomeOf, sendRemovebg, tally, type Outcome } from "../support/removebg-request.ts";
 import { adminClient, over, setUpCustomer, startServer, stopAll, type ServerProcess } from "../support/server-process.ts";
 import { openStack, REAL, type OpenedStack } from "../support/stacks.ts";
 
 const IMAGE = fixture("images/orient-upright.png");
+const FULL_IMAGE = fixture("photos/astronaut.png"); // 512×512: a full-tier output, 110 KRW
 const PRICE = 22;
+const FULL = 110;
 
-describe("two gateway processes keep the org cap of 2 across both", { skip: REAL.skip, timeout: 120_000 }, () => {
+describe("gateway processes sharing Postgres and Redis", { skip: REAL.skip, timeout: 120_000 }, () => {
   let opened: OpenedStack | undefined;
   let a: ServerProcess;
   let b: ServerProcess;
@@ -26,8 +34,9 @@ describe("two gateway processes keep the org cap of 2 across both", { skip: REAL
   before(async () => {
     opened = await openStack(REAL, 11);
     // POOL_SIZE 2: a process can run both permitted calls at once, so the cap and not
-    // the pool decides what overlaps.
-    const env = { ...opened.env, STUB_DELAY_MS: "1500", POOL_SIZE: "2" };
+    // the pool decides what overlaps. The sweeper looks every 200 ms (it only ever
+    // releases holds past their expiry, so it cannot disturb the other tests).
+    const env = { ...opened.env, STUB_DELAY_MS: "1500", POOL_SIZE: "2", HOLD_SWEEP_INTERVAL_MS: "200" };
     [a, b] = await Promise.all([startServer(env), startServer(env)]);
     db = await openDb({ databaseUrl: opened.env.DATABASE_URL, dataDir: "", max: 2 });
     limiter = createRedisLimiter({ url: opened.env.REDIS_URL });
@@ -93,17 +102,56 @@ describe("two gateway processes keep the org cap of 2 across both", { skip: REAL
     assert.deepEqual(tally(await Promise.all([call(a, c.liveKey), call(b, c.liveKey)])), { "200": 2 });
   });
 
+  test("a process killed after reserve takes no money; the other one's sweeper releases the hold", async () => {
+    const c = await setUpCustomer(adminClient(b.url), { creditKrw: 1000 });
+    const call = sendRemovebg(over(a.url), c.liveKey, { image_file: FULL_IMAGE }).then(
+      (res) => ({ answered: res.status }),
+      (err: unknown) => ({ connectionError: err instanceof Error ? err.message : String(err) }),
+    );
+    await waitForOpenHolds(c.orgId, 1);
+    await a.kill("SIGKILL"); // while its product runs (1.5 s)
+    assert.ok("connectionError" in (await call), "the client saw the connection drop, not an answer");
+
+    // Dead gateway, open hold: reserved but not charged.
+    const crashed = await ledgerSummary(db!, c.orgId);
+    assert.deepEqual(
+      { balance: crashed.balanceKrw, held: crashed.heldKrw, open: crashed.openHolds, captures: crashed.captures },
+      { balance: 1000, held: FULL, open: 1, captures: 0 },
+    );
+    // Not yet expired: a sweep now must leave it (its request could still be running).
+    assert.equal(await createBilling({ db: db!, now: Date.now, holdTtlMs: 1 }).sweepExpired(), 0);
+    assert.equal((await ledgerSummary(db!, c.orgId)).openHolds, 1);
+
+    // Time passes beyond the hold's expiry (deadline + 60 s) — moved in the row rather
+    // than waited for — and the surviving process's sweeper, on its timer, gives it back.
+    await db!.query("UPDATE holds SET expires_at = $2 WHERE org_id = $1 AND state = 'open'", [c.orgId, new Date(Date.now() - 1000)]);
+    for (let i = 0; (await ledgerSummary(db!, c.orgId)).openHolds > 0; i++) {
+      if (i > 400) throw new Error("the sweeper never released the hold");
+      await new Promise((r) => setTimeout(r, 25));
+    }
+    const s = await assertSettled(db!, c.orgId);
+    assert.deepEqual({ balance: s.balanceKrw, captures: s.captures, released: s.releasedHolds }, { balance: 1000, captures: 0, released: 1 });
+    const org = await adminClient(b.url)("GET", `/orgs/${c.orgId}`);
+    assert.equal(org.json.availableKrw, 1000, "the reserved amount is available again");
+
+    // The dead process's Redis lease on the org cap outlives it until the lease ends
+    // (deadline + 10 s); the cap of 2 still leaves room, so the next call goes through.
+    assert.ok((await heldPermits(limiter!, orgLiveKey(c.orgId), 2)) <= 1);
+    const fresh = await sendRemovebg(over(b.url), c.liveKey, { image_file: FULL_IMAGE }).then(outcomeOf);
+    assert.deepEqual([fresh.status, fresh.chargedKrw, fresh.balanceKrw], [200, FULL, 1000 - FULL]);
+    await assertSettled(db!, c.orgId);
+  });
+
   test("a process stopped with SIGTERM finishes its call, charges it once and frees its permit", async () => {
     const c = await setUpCustomer(adminClient(b.url), { creditKrw: 100 * PRICE });
-    const inFlight = call(a, c.liveKey);
+    const inFlight = call(b, c.liveKey);
     await waitForOpenHolds(c.orgId, 1);
-    await a.kill("SIGTERM");
+    await b.kill("SIGTERM");
     const o = await inFlight;
     assert.deepEqual([o.status, o.chargedKrw], [200, PRICE], "the in-flight call completed before the process left");
-    assert.equal((await a.exited).code, 0);
-    assert.equal(await heldPermits(limiter!, orgLiveKey(c.orgId), 2), 0);
-    assert.deepEqual(tally(await Promise.all([call(b, c.liveKey), call(b, c.liveKey)])), { "200": 2 });
+    assert.equal((await b.exited).code, 0);
+    assert.equal(await heldPermits(limiter!, orgLiveKey(c.orgId), 2), 0, "its permit is back in Redis");
     const s = await assertSettled(db!, c.orgId);
-    assert.equal(s.captures, 3);
+    assert.equal(s.captures, 1);
   });
 });

@@ -1,0 +1,131 @@
+// Credit: balances, top-up (choose an amount → confirm → ledger credit through the
+// payment provider) and the refund request, which refuses paid calls until an
+// operator completes it (POST /admin/v1/orgs/{id}/refund/complete).
+import type { Hono } from "hono";
+import { TOPUP_AMOUNTS_KRW } from "../../payments/index.ts";
+import type { ConsoleDeps, ConsoleStores } from "../deps.ts";
+import type { ConsoleEnv } from "../env.ts";
+import { errorPage, formOf, notFound, page, type Ctx } from "../http.tsx";
+import { Csrf, krw, Notice, when } from "../pages/layout.tsx";
+
+export function registerCreditRoutes(app: Hono<ConsoleEnv>, d: ConsoleDeps, st: ConsoleStores): void {
+  async function creditPage(c: Ctx, amountError?: string) {
+    const s = c.get("session")!;
+    const [org, topups] = await Promise.all([d.accounts.getOrg(s.orgId), st.topups.list(s.orgId, 10)]);
+    if (!org) return notFound(c);
+    const done = c.req.query("done");
+    return page(
+      c,
+      "Credit",
+      <>
+        {done === "topup" ? <Notice kind="ok">Top-up complete.</Notice> : null}
+        {done === "refund" ? <Notice kind="ok">Refund requested.</Notice> : null}
+        <div class="cards">
+          <div class="card"><p>Balance</p><p class="stat" data-testid="balance">{krw(org.balanceKrw)}</p></div>
+          <div class="card">
+            <p>Available</p><p class="stat" data-testid="available">{krw(org.availableKrw)}</p>
+            <p class="hint">Balance minus amounts reserved by requests in progress.</p>
+          </div>
+        </div>
+        {org.refundPending ? (
+          <Notice kind="warn">A refund is being processed. Paid calls are refused (403 refund_pending) and top-ups are closed until it completes.</Notice>
+        ) : (
+          <>
+            <h2>Top up</h2>
+            <form method="post" action="/console/credit/top-ups">
+              <Csrf value={c.get("csrf")} />
+              <fieldset aria-describedby={amountError ? "amount-error" : undefined}>
+                <legend>Amount</legend>
+                {TOPUP_AMOUNTS_KRW.map((a, i) => (
+                  <div>
+                    <input type="radio" id={`amount-${a}`} name="amountKrw" value={String(a)} checked={i === 0} />{" "}
+                    <label for={`amount-${a}`}>{krw(a)}</label>
+                  </div>
+                ))}
+                {amountError ? <p class="error" id="amount-error" role="alert">{amountError}</p> : null}
+              </fieldset>
+              <button type="submit">Continue</button>
+            </form>
+          </>
+        )}
+        {topups.length > 0 ? (
+          <>
+            <h2>Recent top-ups</h2>
+            <div class="table-wrap">
+              <table>
+                <thead><tr><th scope="col">Started</th><th scope="col">Amount</th><th scope="col">Provider</th><th scope="col">State</th></tr></thead>
+                <tbody>
+                  {topups.map((t) => (
+                    <tr>
+                      <td>{when(t.createdAt)}</td><td>{krw(t.amountKrw)}</td><td>{t.provider}</td>
+                      <td>{t.state === "pending" ? <a href={`/console/credit/top-ups/${t.topupId}`}>pending: confirm</a> : t.state}</td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </div>
+          </>
+        ) : null}
+        {!org.refundPending ? (
+          <>
+            <h2>Refund</h2>
+            <form method="post" action="/console/credit/refund">
+              <Csrf value={c.get("csrf")} />
+              <p>Ask for the remaining credit back. While the refund is processed, paid calls are refused.</p>
+              <div class="field">
+                <input type="checkbox" id="f-confirm" name="confirm" value="yes" required />{" "}
+                <label for="f-confirm">I understand that paid calls stop until the refund completes</label>
+              </div>
+              <button type="submit" class="secondary">Request a refund</button>
+            </form>
+          </>
+        ) : null}
+      </>,
+      amountError ? 400 : 200,
+    );
+  }
+
+  app.get("/console/credit", (c) => creditPage(c));
+
+  app.post("/console/credit/top-ups", async (c) => {
+    const s = c.get("session")!;
+    const amount = Number((await formOf(c)).amountKrw ?? "");
+    const r = await st.topups.start(s.orgId, amount);
+    if (!r.ok) {
+      if (r.code === "refund_pending") return errorPage(c, 409, "Top-up closed", r.title ?? "A refund is being processed.");
+      return creditPage(c, r.title);
+    }
+    return c.redirect(`/console/credit/top-ups/${r.topupId}`, 303);
+  });
+
+  app.get("/console/credit/top-ups/:topupId", async (c) => {
+    const t = await st.topups.get(c.get("session")!.orgId, c.req.param("topupId"));
+    if (!t) return notFound(c);
+    if (t.state !== "pending") return c.redirect("/console/credit", 303);
+    return page(
+      c,
+      "Confirm top-up",
+      <form method="post" action={`/console/credit/top-ups/${t.topupId}/confirm`}>
+        <Csrf value={c.get("csrf")} />
+        <p>Pay <strong data-testid="topup-amount">{krw(t.amountKrw)}</strong> through the <strong>{t.provider}</strong> provider?</p>
+        {t.provider === "sandbox" ? <p class="hint">Sandbox: no money is taken.</p> : null}
+        <div class="actions">
+          <button type="submit">Pay {krw(t.amountKrw)}</button>
+          <a class="button secondary" href="/console/credit">Cancel</a>
+        </div>
+      </form>,
+    );
+  });
+
+  app.post("/console/credit/top-ups/:topupId/confirm", async (c) => {
+    const r = await st.topups.confirm(c.get("session")!.orgId, c.req.param("topupId"));
+    if (!r.ok) return r.code === "not_found" ? notFound(c) : errorPage(c, 409, "Top-up not completed", r.title ?? "The payment did not go through.");
+    return c.redirect("/console/credit?done=topup", 303);
+  });
+
+  app.post("/console/credit/refund", async (c) => {
+    if ((await formOf(c)).confirm !== "yes") return creditPage(c);
+    await d.accounts.updateOrg(c.get("session")!.orgId, { refundPending: true });
+    return c.redirect("/console/credit?done=refund", 303);
+  });
+}

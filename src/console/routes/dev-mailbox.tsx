@@ -1,0 +1,33 @@
+// The developer mailbox: the outbox mailer's messages, for trying sign-up without an
+// SMTP server. Registered only outside production (and only with the outbox mailer).
+import type { Hono } from "hono";
+import { listOutbox } from "../../mail/index.ts";
+import type { ConsoleDeps } from "../deps.ts";
+import type { ConsoleEnv } from "../env.ts";
+import { page } from "../http.tsx";
+import { Notice, when } from "../pages/layout.tsx";
+
+export function registerDevMailbox(app: Hono<ConsoleEnv>, d: ConsoleDeps): void {
+  app.get("/console/dev/mailbox", async (c) => {
+    const to = c.req.query("to")?.trim() || undefined;
+    const mails = await listOutbox(d.db, { to, limit: 50 });
+    return page(
+      c,
+      "Developer mailbox",
+      <>
+        <Notice kind="warn">Development only: mail that would have been sent. Not available in production.</Notice>
+        <form method="get" action="/console/dev/mailbox" role="search">
+          <div class="field"><label for="f-to">Recipient</label><input id="f-to" name="to" type="email" value={to ?? ""} /></div>
+          <button type="submit">Filter</button>
+        </form>
+        {mails.length === 0 ? <p>No mail.</p> : mails.map((m) => (
+          <article class="card" data-testid="mail">
+            <h2>{m.subject}</h2>
+            <p class="hint">To {m.to} · {when(m.createdAt)}</p>
+            <pre>{m.text}</pre>
+          </article>
+        ))}
+      </>,
+    );
+  });
+}
