@@ -8,7 +8,7 @@ import type { AppEnv } from "../http/app-env.ts";
 import { H } from "../http/headers.ts";
 import { newRequestId } from "../http/request-id.ts";
 import { MAX_BODY_BYTES, announcedLength, parseMultipart, readBodyCapped } from "../http/read-body.ts";
-import { acquireAll, type InvalidKeyGuard } from "../limits/index.ts";
+import { acquireAll, type InvalidKeyGuard, type Permit } from "../limits/index.ts";
 import { readRemoveParams, isPreviewSize, type Size } from "../product/params.ts";
 import { PRODUCT_PATH } from "../product/app.ts";
 import { reserveAmountForSize, priceForPixels } from "../billing/prices.ts";
@@ -175,8 +175,28 @@ async function handle(req: Request, env: unknown, ctx: Ctx, deps: GatewayDeps, g
   return successResponse(ctx.requestId, outcome.image, ctx.headers, wantsJson(req.headers.get("accept")));
 }
 
-function leaseMs(deps: GatewayDeps): number {
-  return deps.settings.deadlineMs + 10_000;
+// Permits are short leases renewed while the request runs: a gateway that dies frees
+// its slots within PERMIT_LEASE_MS instead of holding them for a whole deadline.
+const PERMIT_LEASE_MS = 30_000;
+const PERMIT_RENEW_EVERY_MS = 10_000;
+
+function leaseMs(_deps: GatewayDeps): number {
+  return PERMIT_LEASE_MS;
+}
+
+/** Keeps the permits alive until the request's undo steps give them back. */
+function keepPermits(permits: { permits: Permit[]; release(): Promise<void> }, ctx: Ctx, deps: GatewayDeps): void {
+  const timer = setInterval(() => {
+    for (const p of permits.permits) {
+      p.renew(PERMIT_LEASE_MS).catch((err: unknown) =>
+        deps.log({ level: "warn", msg: "permit renew failed", requestId: ctx.requestId, err: err instanceof Error ? err.message : String(err) }),
+      );
+    }
+  }, PERMIT_RENEW_EVERY_MS);
+  ctx.undo.push(async () => {
+    clearInterval(timer);
+    await permits.release();
+  });
 }
 
 async function takeTestAllowance(key: KeyContext, ctx: Ctx, deps: GatewayDeps): Promise<{ ok: true } | Failure> {
@@ -194,7 +214,7 @@ async function takeTestAllowance(key: KeyContext, ctx: Ctx, deps: GatewayDeps): 
       ? fail("rate_limited", "The service is at its concurrency limit", Math.ceil(permits.retryAfterMs / 1000))
       : fail("test_quota_exceeded", "Test keys allow 1 call at a time", Math.ceil(permits.retryAfterMs / 1000));
   }
-  ctx.undo.push(() => permits.release());
+  keepPermits(permits, ctx, deps);
   const quota = await deps.ports.consumeTestCall({ orgId: key.orgId, lifetime });
   if (!quota.ok) return quota;
   ctx.headers[H.testRemaining] = String(quota.remaining);
@@ -214,7 +234,7 @@ async function takeLiveAllowance(key: KeyContext, size: Size | undefined, ctx: C
     const which = permits.failedKey === "global" ? "The service is at its concurrency limit" : "Your organization already has the maximum of concurrent live requests";
     return fail("rate_limited", which, Math.ceil(permits.retryAfterMs / 1000));
   }
-  ctx.undo.push(() => permits.release());
+  keepPermits(permits, ctx, deps);
   const hold = await deps.ports.reserve({ requestId: ctx.requestId, orgId: key.orgId, appId: key.appId, amountKrw: reserveAmountForSize(size) });
   if (!hold.ok) return hold;
   ctx.undo.push(async () => {
