@@ -24,8 +24,13 @@ export interface ConsoleDeps {
   testQuota: TestQuota;
   mailer: Mailer;
   payments: PaymentProvider;
-  /** Base of mailed links; default: the request's own origin. */
+  /**
+   * Base of mailed links. Unset, the request's own origin is used, but only outside
+   * production: a forged Host header would otherwise put a valid link to another
+   * site into a victim's mailbox.
+   */
   publicUrl?: string;
+  production: boolean;
   sessionSecret?: string;
   /** The developer mailbox page (never in production). */
   devMailbox: boolean;

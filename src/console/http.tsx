@@ -9,7 +9,7 @@ import { Layout, Notice } from "./pages/layout.tsx";
 
 export type Ctx = Context<ConsoleEnv>;
 
-export function page(c: Ctx, title: string, body: Child, status: 200 | 400 | 403 | 404 | 409 | 429 = 200) {
+export function page(c: Ctx, title: string, body: Child, status: 200 | 400 | 403 | 404 | 409 | 429 | 503 = 200) {
   return c.html(
     <Layout title={title} signedIn={c.get("session") !== null} csrf={c.get("csrf")}>
       {body}
@@ -18,7 +18,7 @@ export function page(c: Ctx, title: string, body: Child, status: 200 | 400 | 403
   );
 }
 
-export function errorPage(c: Ctx, status: 400 | 403 | 404 | 409 | 429, title: string, message: string) {
+export function errorPage(c: Ctx, status: 400 | 403 | 404 | 409 | 429 | 503, title: string, message: string) {
   return page(
     c,
     title,

@@ -3,7 +3,7 @@
 // the spec lists for the key kind.
 import type { Failure } from "../http/api-error.ts";
 import { errorResponse } from "../http/error-response.ts";
-import { H } from "../http/headers.ts";
+import { imageHeaders } from "../http/headers.ts";
 import type { ProductImage } from "./upstream.ts";
 
 export function wantsJson(accept: string | null): boolean {
@@ -17,17 +17,7 @@ export function failureResponse(requestId: string, f: Failure, extra: Record<str
 }
 
 export function successResponse(requestId: string, image: ProductImage, extra: Record<string, string>, json: boolean): Response {
-  const headers: Record<string, string> = {
-    ...extra,
-    [H.requestId]: requestId,
-    [H.width]: String(image.width),
-    [H.height]: String(image.height),
-    [H.processingMs]: String(image.processingMs),
-    [H.fgTop]: String(image.foreground.top),
-    [H.fgLeft]: String(image.foreground.left),
-    [H.fgWidth]: String(image.foreground.width),
-    [H.fgHeight]: String(image.foreground.height),
-  };
+  const headers: Record<string, string> = { ...extra, ...imageHeaders(requestId, image) };
   if (json) {
     const body = {
       data: {

@@ -17,3 +17,24 @@ export const H = {
   queueKey: "X-PD-Queue-Key",
   forceSize: "X-PD-Force-Size",
 } as const;
+
+export interface ImageFacts {
+  width: number;
+  height: number;
+  processingMs: number;
+  foreground: { top: number; left: number; width: number; height: number };
+}
+
+/** The success headers both the product and the gateway send for a cut-out. */
+export function imageHeaders(requestId: string, r: ImageFacts): Record<string, string> {
+  return {
+    [H.requestId]: requestId,
+    [H.width]: String(r.width),
+    [H.height]: String(r.height),
+    [H.processingMs]: String(r.processingMs),
+    [H.fgTop]: String(r.foreground.top),
+    [H.fgLeft]: String(r.foreground.left),
+    [H.fgWidth]: String(r.foreground.width),
+    [H.fgHeight]: String(r.foreground.height),
+  };
+}

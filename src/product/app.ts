@@ -3,7 +3,7 @@
 import { Hono } from "hono";
 import { fail, type Failure } from "../http/api-error.ts";
 import { errorResponse } from "../http/error-response.ts";
-import { H } from "../http/headers.ts";
+import { H, imageHeaders } from "../http/headers.ts";
 import { newRequestId } from "../http/request-id.ts";
 import { MAX_BODY_BYTES, parseMultipart, readBodyCapped, announcedLength } from "../http/read-body.ts";
 import type { ByteBudget } from "../http/byte-budget.ts";
@@ -76,17 +76,7 @@ export function createProductApp(deps: ProductDeps): Hono {
       // The PNG arrived from the worker in its own (transferred) ArrayBuffer.
       return new Response(result.png as Uint8Array<ArrayBuffer>, {
         status: 200,
-        headers: {
-          "content-type": "image/png",
-          [H.requestId]: requestId,
-          [H.width]: String(result.width),
-          [H.height]: String(result.height),
-          [H.processingMs]: String(result.processingMs),
-          [H.fgTop]: String(result.foreground.top),
-          [H.fgLeft]: String(result.foreground.left),
-          [H.fgWidth]: String(result.foreground.width),
-          [H.fgHeight]: String(result.foreground.height),
-        },
+        headers: { "content-type": "image/png", ...imageHeaders(requestId, result) },
       });
     } catch (err) {
       deps.log?.({ level: "error", msg: "inference failed", requestId, err: err instanceof Error ? err.message : String(err) });

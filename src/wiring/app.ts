@@ -125,6 +125,7 @@ export function buildApp(s: Services, o: AppOptions): BuiltApp {
       mailer: s.mailer,
       payments: s.payments,
       publicUrl: c.PUBLIC_URL,
+      production: c.NODE_ENV === "production",
       sessionSecret: c.SESSION_SECRET,
       devMailbox: c.NODE_ENV !== "production" && s.mailer.kind === "outbox",
       trustProxy: c.TRUST_PROXY,

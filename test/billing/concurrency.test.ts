@@ -45,7 +45,10 @@ describeEachDb("ledger under concurrency", (getDb) => {
         const hold = { requestId, orgId, appId, amountKrw: i % 3 === 0 ? 22 : 110 };
         // Every fourth request is "resent" by the gateway at the same time.
         const tries = await allSettled(i % 4 === 0 ? [billing.reserve(hold), billing.reserve(hold)] : [billing.reserve(hold)]);
-        if (!tries[0].ok) return "refused";
+        // The two copies may disagree: one can be refused for credit and the other,
+        // a moment later, find credit another request just released. Either way the
+        // request holds at most one reservation, which it must settle.
+        if (!tries.some((t) => t.ok)) return "refused";
         if (i % 5 === 0) {
           const r = await billing.release(requestId);
           assert.ok(r.ok);

@@ -142,10 +142,16 @@ test("every console page except the public ones needs a session", async () => {
   }
 });
 
-test("the developer mailbox does not exist in production", async () => {
+test("in production: no developer mailbox, and no mailed links without PUBLIC_URL", async () => {
   const h = await makeHarness({ env: { TRUST_PROXY: "true", NODE_ENV: "production" } });
   try {
     assert.equal((await createClient(h).raw("GET", "/console/dev/mailbox")).status, 404);
+    // Without PUBLIC_URL a production console mails no links (a forged Host would steer them).
+    const c = createClient(h);
+    await c.get("/console/sign-in");
+    const email = uniqueEmail();
+    assert.equal((await c.post("/console/sign-in", { email }, { host: "evil.example" })).status, 503);
+    assert.equal(await lastLinkToken(h, email), null);
   } finally {
     await h.close();
   }
