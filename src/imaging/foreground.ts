@@ -19,7 +19,7 @@
 // to 9 for a 40 px one; wide edges are what a 1024 px model mask becomes at 12 MP.
 //
 // Cost control: the averages are smooth, so they are computed on a grid of k x k
-// cells (k keeps the grid at or under 0.5 MP; exact for smaller images) and read back
+// cells (k keeps the grid at or under 0.25 MP; exact for smaller images) and read back
 // bilinearly; only the final per-pixel step runs at full resolution, and only on
 // pixels with 0 < alpha < 255. Linear in the pixel count.
 import { boxBlur } from "./box-blur.ts";
@@ -27,7 +27,7 @@ import { boxBlur } from "./box-blur.ts";
 const WIDE_RADIUS = 45;
 const NARROW_RADIUS = 3;
 const NARROW_PASSES = 2;
-const GRID_TARGET_PIXELS = 500_000;
+const GRID_TARGET_PIXELS = 250_000;
 /** Guards divisions where one side has (almost) no weight; its estimate is then unused. */
 const EPS = 1e-4;
 
