@@ -24,7 +24,8 @@ const log = createLogger(config.LOG_LEVEL);
 
 let operatorToken = config.OPERATOR_TOKEN;
 if (!operatorToken) {
-  operatorToken = `pdop_${Buffer.from(crypto.getRandomValues(new Uint8Array(24))).toString("base64url")}`;
+  const random = btoa(String.fromCharCode(...crypto.getRandomValues(new Uint8Array(24))));
+  operatorToken = `pdop_${random.replace(/\+/g, "-").replace(/\//g, "_")}`;
   // Printed once, on stderr and outside the JSON log stream, so it is not shipped to log storage.
   console.error(`OPERATOR_TOKEN was not set; generated for this run: ${operatorToken}`);
 }

@@ -180,10 +180,6 @@ async function handle(req: Request, env: unknown, ctx: Ctx, deps: GatewayDeps, g
 const PERMIT_LEASE_MS = 30_000;
 const PERMIT_RENEW_EVERY_MS = 10_000;
 
-function leaseMs(_deps: GatewayDeps): number {
-  return PERMIT_LEASE_MS;
-}
-
 /** Keeps the permits alive until the request's undo steps give them back. */
 function keepPermits(permits: { permits: Permit[]; release(): Promise<void> }, ctx: Ctx, deps: GatewayDeps): void {
   const timer = setInterval(() => {
@@ -206,8 +202,8 @@ async function takeTestAllowance(key: KeyContext, ctx: Ctx, deps: GatewayDeps): 
     return fail("test_quota_exceeded", "Test keys allow 10 calls per minute", Math.ceil(perMinute.retryAfterMs / 1000));
   }
   const permits = await acquireAll(deps.limiter, [
-    { key: `test-concurrent:${key.keyId}`, max: 1, leaseMs: leaseMs(deps) },
-    { key: "global", max: deps.settings.globalConcurrency, leaseMs: leaseMs(deps) },
+    { key: `test-concurrent:${key.keyId}`, max: 1, leaseMs: PERMIT_LEASE_MS },
+    { key: "global", max: deps.settings.globalConcurrency, leaseMs: PERMIT_LEASE_MS },
   ]);
   if (!permits.ok) {
     return permits.failedKey === "global"
@@ -227,8 +223,8 @@ async function takeTestAllowance(key: KeyContext, ctx: Ctx, deps: GatewayDeps): 
 
 async function takeLiveAllowance(key: KeyContext, size: Size | undefined, ctx: Ctx, deps: GatewayDeps): Promise<{ ok: true } | Failure> {
   const permits = await acquireAll(deps.limiter, [
-    { key: `org-live:${key.orgId}`, max: deps.settings.orgLiveConcurrency, leaseMs: leaseMs(deps) },
-    { key: "global", max: deps.settings.globalConcurrency, leaseMs: leaseMs(deps) },
+    { key: `org-live:${key.orgId}`, max: deps.settings.orgLiveConcurrency, leaseMs: PERMIT_LEASE_MS },
+    { key: "global", max: deps.settings.globalConcurrency, leaseMs: PERMIT_LEASE_MS },
   ]);
   if (!permits.ok) {
     const which = permits.failedKey === "global" ? "The service is at its concurrency limit" : "Your organization already has the maximum of concurrent live requests";
