@@ -52,6 +52,9 @@ export const ConfigSchema = z.object({
   RECEIVE_BUDGET_BYTES: int(256 * 1024 * 1024, 1),
   GLOBAL_CONCURRENCY: int(32, 1),
   ORG_LIVE_CONCURRENCY: int(2, 1),
+  // Concurrency permits are leases of this length, renewed every third of it while a
+  // request runs, so a gateway that dies frees its slots within one lease.
+  PERMIT_LEASE_MS: int(30_000, 300),
   INVALID_KEY_LIMIT: int(20, 1),
   INVALID_KEY_WINDOW_S: int(60, 1),
   HOLD_SWEEP_INTERVAL_MS: int(15_000, 100),

@@ -10,6 +10,8 @@ export interface GatewaySettings {
   resendDefaultWaitS: number;
   globalConcurrency: number;
   orgLiveConcurrency: number;
+  /** Permit lease; renewed every third of it while the request runs. */
+  permitLeaseMs: number;
   invalidKeyLimit: number;
   invalidKeyWindowS: number;
   trustProxy: boolean;

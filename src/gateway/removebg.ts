@@ -175,20 +175,20 @@ async function handle(req: Request, env: unknown, ctx: Ctx, deps: GatewayDeps, g
   return successResponse(ctx.requestId, outcome.image, ctx.headers, wantsJson(req.headers.get("accept")));
 }
 
-// Permits are short leases renewed while the request runs: a gateway that dies frees
-// its slots within PERMIT_LEASE_MS instead of holding them for a whole deadline.
-const PERMIT_LEASE_MS = 30_000;
-const PERMIT_RENEW_EVERY_MS = 10_000;
+// Permits are short leases (settings.permitLeaseMs) renewed every third of the lease
+// while the request runs: a gateway that dies frees its slots within one lease instead
+// of holding them for a whole deadline.
 
 /** Keeps the permits alive until the request's undo steps give them back. */
 function keepPermits(permits: { permits: Permit[]; release(): Promise<void> }, ctx: Ctx, deps: GatewayDeps): void {
+  const lease = deps.settings.permitLeaseMs;
   const timer = setInterval(() => {
     for (const p of permits.permits) {
-      p.renew(PERMIT_LEASE_MS).catch((err: unknown) =>
+      p.renew(lease).catch((err: unknown) =>
         deps.log({ level: "warn", msg: "permit renew failed", requestId: ctx.requestId, err: err instanceof Error ? err.message : String(err) }),
       );
     }
-  }, PERMIT_RENEW_EVERY_MS);
+  }, Math.max(100, Math.floor(lease / 3)));
   ctx.undo.push(async () => {
     clearInterval(timer);
     await permits.release();
@@ -202,8 +202,8 @@ async function takeTestAllowance(key: KeyContext, ctx: Ctx, deps: GatewayDeps): 
     return fail("test_quota_exceeded", "Test keys allow 10 calls per minute", Math.ceil(perMinute.retryAfterMs / 1000));
   }
   const permits = await acquireAll(deps.limiter, [
-    { key: `test-concurrent:${key.keyId}`, max: 1, leaseMs: PERMIT_LEASE_MS },
-    { key: "global", max: deps.settings.globalConcurrency, leaseMs: PERMIT_LEASE_MS },
+    { key: `test-concurrent:${key.keyId}`, max: 1, leaseMs: deps.settings.permitLeaseMs },
+    { key: "global", max: deps.settings.globalConcurrency, leaseMs: deps.settings.permitLeaseMs },
   ]);
   if (!permits.ok) {
     return permits.failedKey === "global"
@@ -223,8 +223,8 @@ async function takeTestAllowance(key: KeyContext, ctx: Ctx, deps: GatewayDeps): 
 
 async function takeLiveAllowance(key: KeyContext, size: Size | undefined, ctx: Ctx, deps: GatewayDeps): Promise<{ ok: true } | Failure> {
   const permits = await acquireAll(deps.limiter, [
-    { key: `org-live:${key.orgId}`, max: deps.settings.orgLiveConcurrency, leaseMs: PERMIT_LEASE_MS },
-    { key: "global", max: deps.settings.globalConcurrency, leaseMs: PERMIT_LEASE_MS },
+    { key: `org-live:${key.orgId}`, max: deps.settings.orgLiveConcurrency, leaseMs: deps.settings.permitLeaseMs },
+    { key: "global", max: deps.settings.globalConcurrency, leaseMs: deps.settings.permitLeaseMs },
   ]);
   if (!permits.ok) {
     const which = permits.failedKey === "global" ? "The service is at its concurrency limit" : "Your organization already has the maximum of concurrent live requests";
