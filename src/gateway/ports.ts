@@ -2,6 +2,7 @@
 // billing, keys and accounts services to this shape, and tests can see at a glance
 // what the gateway touches.
 import type { Failure } from "../http/api-error.ts";
+import type { RequestLogRow } from "../billing/request-log.ts";
 
 export interface KeyContext {
   keyId: string;
@@ -17,20 +18,8 @@ export interface KeyContext {
 
 export type ProductStatus = "available" | "discontinued" | "maintenance";
 
-export interface RequestLogRow {
-  requestId: string;
-  receivedAt: number;
-  orgId?: string;
-  appId?: string;
-  keyId?: string;
-  keyKind?: "test" | "live";
-  tier?: "preview" | "full";
-  status: number;
-  errorCode?: string;
-  chargedKrw: number;
-  processingMs?: number;
-  attempts: number;
-}
+/** The request-log row is the billing module's own shape (one definition). */
+export type { RequestLogRow } from "../billing/request-log.ts";
 
 export interface GatewayPorts {
   lookupKey(text: string): Promise<{ ok: true; key: KeyContext } | { ok: false; code: "invalid_api_key" | "key_suspended" }>;

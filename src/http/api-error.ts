@@ -12,8 +12,6 @@ export interface Failure {
   retryAfter?: number;
 }
 
-export type Result<T> = ({ ok: true } & T) | Failure;
-
 export function fail(code: ErrorCode, title?: string, retryAfter?: number): Failure {
   const f: Failure = { ok: false, code };
   if (title !== undefined) f.title = title;

@@ -18,7 +18,6 @@ export function announcedLength(req: Request): number | undefined {
 export async function readBodyCapped(
   req: Request,
   maxBytes: number,
-  onChunk?: (bytes: number) => void,
 ): Promise<{ ok: true; bytes: Uint8Array<ArrayBuffer> } | Failure> {
   const announced = announcedLength(req);
   if (announced !== undefined && announced > maxBytes) return tooLarge();
@@ -31,7 +30,6 @@ export async function readBodyCapped(
       const { done, value } = await reader.read();
       if (done) break;
       total += value.byteLength;
-      onChunk?.(value.byteLength);
       if (total > maxBytes) {
         // Stop receiving: cancel tells the runtime we will not read the rest.
         reader.cancel().catch(() => {});

@@ -16,7 +16,3 @@ export function newRequestId(now: number = Date.now()): string {
   for (let i = 0; i < 16; i++) tail += ALPHABET[rand[i] % 32];
   return `req_${time}${tail}`;
 }
-
-export function isRequestId(s: string): boolean {
-  return /^req_[0-9a-hjkmnp-tv-z]{26}$/.test(s);
-}

@@ -21,11 +21,10 @@ export interface Ticket {
 export interface Admission {
   admit(key: string, deadlineMs: number): ({ ok: true; ticket: Ticket } | Failure);
   stats(): { inFlight: number; queued: number; avgJobMs: number };
-  setPoolSize(n: number): void;
 }
 
 export function createAdmission(opts: AdmissionOptions): Admission {
-  let poolSize = Math.max(1, opts.poolSize);
+  const poolSize = Math.max(1, opts.poolSize);
   let avgJobMs = opts.initialJobMs ?? 3000;
   let inFlight = 0;
   const perKey = new Map<string, number>();
@@ -72,8 +71,5 @@ export function createAdmission(opts: AdmissionOptions): Admission {
       };
     },
     stats: () => ({ inFlight, queued: Math.max(0, inFlight - poolSize), avgJobMs: Math.round(avgJobMs) }),
-    setPoolSize(n) {
-      poolSize = Math.max(1, n);
-    },
   };
 }
