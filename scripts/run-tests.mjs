@@ -1,9 +1,10 @@
 // Runs every test file under test/ with Node's test runner and tsx.
 // Node 20's --test does not expand globs itself, so we collect the files here.
-// Usage: node scripts/run-tests.mjs [dir-or-file ...]   (default: test/)
-import { readdirSync, statSync } from "node:fs";
+// Usage: node scripts/run-tests.mjs [dir-or-file ...]   (default: test/, then `deno task test`)
+import { existsSync, readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { spawnSync } from "node:child_process";
+import { fileURLToPath } from "node:url";
 
 function collect(path, out) {
   if (statSync(path).isDirectory()) {
@@ -26,4 +27,12 @@ const result = spawnSync(
   ["--import", "tsx", "--test", "--test-concurrency=1", "--test-reporter=spec", ...files],
   { stdio: "inherit" },
 );
-process.exit(result.status ?? 1);
+// A full run (no arguments) also runs the Deno unit suite (deno.json's "test" task) with
+// the Deno binary the `deno` devDependency installs, when it is there.
+const deno = fileURLToPath(new URL("../node_modules/.bin/deno", import.meta.url));
+let denoStatus = 0;
+if (roots.length === 0 && existsSync(deno)) {
+  console.log("\n== the unit suite under Deno (deno task test)");
+  denoStatus = spawnSync(deno, ["task", "test"], { stdio: "inherit", cwd: fileURLToPath(new URL("..", import.meta.url)) }).status ?? 1;
+}
+process.exit(result.status === 0 && denoStatus === 0 ? 0 : (result.status || denoStatus || 1));

@@ -31,6 +31,7 @@ if (!operatorToken) {
 }
 
 const services = await createServices(config, { log });
+services.metrics.collectProcessMetrics();
 let shuttingDown = false;
 const { app } = buildApp(services, { operatorToken, log, isShuttingDown: () => shuttingDown, remoteAddress });
 
@@ -44,7 +45,11 @@ if (services.engine) {
 
 const sweeper = setInterval(() => {
   services.billing.sweepExpired().then(
-    (n) => n > 0 && log({ level: "warn", msg: "released expired holds", count: n }),
+    (n) => {
+      if (n === 0) return;
+      services.metrics.holdsReleased.inc({ reason: "expired" }, n);
+      log({ level: "warn", msg: "released expired holds", count: n });
+    },
     (err: unknown) => log({ level: "error", msg: "hold sweep failed", err: err instanceof Error ? err.message : String(err) }),
   );
 }, config.HOLD_SWEEP_INTERVAL_MS);
@@ -53,16 +58,36 @@ sweeper.unref?.();
 const server = await serve(app.fetch, { port: config.PORT, hostname: config.HOST });
 log({ msg: "listening", port: server.port, database: services.db.kind, limiter: config.REDIS_URL ? "redis" : "in-process" });
 
+// Every public request ends by its own 140 s deadline (a 504 whose undo steps release
+// its permits and hold), so waiting one deadline plus a margin for those steps lets
+// everything in flight finish or fail cleanly. A request still running after that is
+// stuck (a store not answering); it is abandoned with an error line, and what it took
+// runs out by itself: its permits are leases (PERMIT_LEASE_MS) and its hold expires and
+// is released by the next process's sweeper.
+const SHUTDOWN_MARGIN_MS = 10_000;
+
 async function shutdown(signal: string) {
+  // A repeated signal is ignored: `npm start` and some supervisors forward a Ctrl-C or a
+  // stop to the whole process group, so one operator action can arrive twice. SIGKILL
+  // is the way to not wait.
   if (shuttingDown) return;
   shuttingDown = true;
   log({ msg: "shutting down", signal });
   clearInterval(sweeper);
-  // Stop accepting; in-flight requests finish (their undo steps release permits and holds).
-  await server.close(config.DEADLINE_MS);
-  await services.close();
-  log({ msg: "stopped" });
-  process.exit(0);
+  let code = 0;
+  try {
+    // Stop accepting; in-flight requests finish (their undo steps release permits and holds).
+    await server.close(config.DEADLINE_MS + SHUTDOWN_MARGIN_MS);
+    const left = (await services.metrics.httpInFlight.get()).values[0]?.value ?? 0;
+    if (left > 0) log({ level: "error", msg: "requests still running at shutdown; abandoned", count: left });
+    // Inference sessions disposed (pool workers terminated), then the limiter and the database.
+    await services.close();
+  } catch (err) {
+    code = 1;
+    log({ level: "error", msg: "shutdown failed", err: err instanceof Error ? err.message : String(err) });
+  }
+  log({ msg: "stopped", code });
+  process.exit(code);
 }
 process.on("SIGTERM", () => void shutdown("SIGTERM"));
 process.on("SIGINT", () => void shutdown("SIGINT"));

@@ -5,9 +5,9 @@ import type { AppEnv } from "../http/app-env.ts";
 import { jsonBody } from "./json-body.ts";
 import { found, unwrap, view, type AdminDeps } from "./deps.ts";
 
-const CreateApp = z.object({ name: z.string().min(1).max(100), productEnabled: z.boolean().optional() }).strict();
+export const CreateApp = z.object({ name: z.string().min(1).max(100), productEnabled: z.boolean().optional() }).strict();
 const limit = z.number().int().min(0).max(1_000_000_000).nullable().optional();
-const PatchApp = z
+export const PatchApp = z
   .object({ productEnabled: z.boolean().optional(), dailyLimitKrw: limit, monthlyLimitKrw: limit, name: z.string().min(1).max(100).optional() })
   .strict();
 

@@ -7,7 +7,7 @@ import type { KeyRecord } from "../keys/index.ts";
 import { jsonBody } from "./json-body.ts";
 import { found, unwrap, type AdminDeps } from "./deps.ts";
 
-const IssueKey = z.object({ kind: z.enum(["test", "live"]) }).strict();
+export const IssueKey = z.object({ kind: z.enum(["test", "live"]) }).strict();
 
 function keyView(k: KeyRecord) {
   const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());

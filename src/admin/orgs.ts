@@ -5,15 +5,15 @@ import type { AppEnv } from "../http/app-env.ts";
 import { jsonBody } from "./json-body.ts";
 import { found, unwrap, view, type AdminDeps } from "./deps.ts";
 
-const CreateOrg = z.object({ email: z.string().min(3).max(254) }).strict();
-const PatchOrg = z
+export const CreateOrg = z.object({ email: z.string().min(3).max(254) }).strict();
+export const PatchOrg = z
   .object({
     dailyLimitKrw: z.number().int().min(0).max(1_000_000).optional(),
     refundPending: z.boolean().optional(),
     testQuota: z.enum(["monthly", "lifetime"]).optional(),
   })
   .strict();
-const Credit = z.object({ amountKrw: z.number().int().positive().max(1_000_000_000) }).strict();
+export const Credit = z.object({ amountKrw: z.number().int().positive().max(1_000_000_000) }).strict();
 
 export function registerOrgRoutes(app: Hono<AppEnv>, d: AdminDeps): void {
   const orgView = async (orgId: string) => {

@@ -5,7 +5,7 @@ import type { AppEnv } from "../http/app-env.ts";
 import { jsonBody } from "./json-body.ts";
 import { found, unwrap, type AdminDeps } from "./deps.ts";
 
-const PutProduct = z.object({ status: z.enum(["available", "discontinued", "maintenance"]) }).strict();
+export const PutProduct = z.object({ status: z.enum(["available", "discontinued", "maintenance"]) }).strict();
 
 export function registerProductRoutes(app: Hono<AppEnv>, d: AdminDeps): void {
   app.put("/product", async (c) => {

@@ -9,7 +9,7 @@ import { jsonBody } from "./json-body.ts";
 import { found, unwrap, type AdminDeps } from "./deps.ts";
 
 // Default: everything not reserved by requests in progress.
-const Complete = z.object({ amountKrw: z.number().int().min(0).max(1_000_000_000).optional(), note: z.string().max(200).optional() }).strict();
+export const Complete = z.object({ amountKrw: z.number().int().min(0).max(1_000_000_000).optional(), note: z.string().max(200).optional() }).strict();
 
 export function registerRefundRoutes(app: Hono<AppEnv>, d: AdminDeps): void {
   app.post("/orgs/:orgId/refund/complete", async (c) => {

@@ -89,19 +89,22 @@ export function createBilling({ db, now, holdTtlMs }: BillingDeps) {
     });
   }
 
+  // Reserve, capture and release are each a single statement (a function call, see
+  // migrations/0003), atomic on its own: no BEGIN/COMMIT round trips around them.
+
   /** Holds `amountKrw` for a request; idempotent by requestId (gateway resends). */
   function reserve(input: ReserveInput): Promise<{ ok: true } | Failure> {
-    return db.transaction((tx) => reserveHold(tx, now(), holdTtlMs, input));
+    return reserveHold(db, now(), holdTtlMs, input);
   }
 
   /** Charges a held request (at most what was reserved); charging twice charges once. */
   function capture(requestId: string, amountKrw: number): Promise<CaptureResult> {
-    return db.transaction((tx) => captureHold(tx, now(), requestId, amountKrw));
+    return captureHold(db, now(), requestId, amountKrw);
   }
 
   /** Gives a hold back; idempotent; refused (conflict) for a captured hold. */
   function release(requestId: string): Promise<ReleaseResult> {
-    return db.transaction((tx) => releaseHold(tx, now(), requestId));
+    return releaseHold(db, now(), requestId);
   }
 
   /** Releases every open hold past its expiry; returns how many it released. */
@@ -116,9 +119,9 @@ export function createBilling({ db, now, holdTtlMs }: BillingDeps) {
       );
       let thisRound = 0;
       for (const { request_id } of due) {
-        // Each in its own short transaction; the state is re-checked under the lock
-        // in case the request was captured in the meantime.
-        const r = await db.transaction((tx) => releaseHold(tx, t, request_id, t));
+        // Each on its own (one statement); the state is re-checked under the lock in
+        // case the request was captured in the meantime.
+        const r = await releaseHold(db, t, request_id, t);
         if (r.ok && r.released) thisRound++;
       }
       released += thisRound;

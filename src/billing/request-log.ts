@@ -2,6 +2,7 @@
 // a request by the ID a customer quotes) and for the console's usage pages. Writing
 // the same request ID again overwrites the row, so the final state wins.
 import type { Db } from "../db/index.ts";
+import { createGroupWriter } from "./group-writer.ts";
 import { kstDay } from "./kst.ts";
 
 export interface RequestLogRow {
@@ -63,36 +64,73 @@ const MAX_LIST = 500;
 const MAX_DAYS = 366;
 const DAY_MS = 86_400_000;
 
-export function createRequestLog({ db, now }: { db: Db; now: () => number }) {
-  async function logRequest(row: RequestLogRow): Promise<void> {
-    await db.query(
-      `INSERT INTO request_log (${COLUMNS}, kst_day)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)
-       ON CONFLICT (request_id) DO UPDATE SET
+// The final state wins: a later write of the same request ID overwrites the row
+// (received_at and kst_day stay those of the first write).
+const UPSERT_TAIL = `ON CONFLICT (request_id) DO UPDATE SET
          org_id = EXCLUDED.org_id, app_id = EXCLUDED.app_id, key_id = EXCLUDED.key_id,
          key_kind = EXCLUDED.key_kind, tier = EXCLUDED.tier, status = EXCLUDED.status,
          error_code = EXCLUDED.error_code, charged_krw = EXCLUDED.charged_krw,
          processing_ms = EXCLUDED.processing_ms, attempts = EXCLUDED.attempts,
-         ip = EXCLUDED.ip, width = EXCLUDED.width, height = EXCLUDED.height`,
-      [
-        row.requestId,
-        new Date(row.receivedAt),
-        row.orgId ?? null,
-        row.appId ?? null,
-        row.keyId ?? null,
-        row.keyKind ?? null,
-        row.tier ?? null,
-        row.status,
-        row.errorCode ?? null,
-        row.chargedKrw,
-        row.processingMs ?? null,
-        row.attempts,
-        row.ip ?? null,
-        row.width ?? null,
-        row.height ?? null,
-        kstDay(row.receivedAt),
-      ],
-    );
+         ip = EXCLUDED.ip, width = EXCLUDED.width, height = EXCLUDED.height`;
+const PARAMS_PER_ROW = 16;
+/** 16 parameters a row: 200 rows stay far below Postgres's 65,535 parameters per statement. */
+const MAX_ROWS_PER_WRITE = 200;
+
+function rowParams(row: RequestLogRow): unknown[] {
+  return [
+    row.requestId,
+    new Date(row.receivedAt),
+    row.orgId ?? null,
+    row.appId ?? null,
+    row.keyId ?? null,
+    row.keyKind ?? null,
+    row.tier ?? null,
+    row.status,
+    row.errorCode ?? null,
+    row.chargedKrw,
+    row.processingMs ?? null,
+    row.attempts,
+    row.ip ?? null,
+    row.width ?? null,
+    row.height ?? null,
+    kstDay(row.receivedAt),
+  ];
+}
+
+function upsertSql(rows: number): string {
+  const tuples: string[] = [];
+  for (let r = 0; r < rows; r++) {
+    const base = r * PARAMS_PER_ROW;
+    tuples.push(`(${Array.from({ length: PARAMS_PER_ROW }, (_, i) => `$${base + i + 1}`).join(", ")})`);
+  }
+  return `INSERT INTO request_log (${COLUMNS}, kst_day) VALUES ${tuples.join(", ")} ${UPSERT_TAIL}`;
+}
+
+const UPSERT_ONE = upsertSql(1);
+
+export function createRequestLog({ db, now }: { db: Db; now: () => number }) {
+  // Every answered request writes a row before its answer goes out; concurrent ones
+  // share a statement (group-writer.ts).
+  const write = createGroupWriter<RequestLogRow>({
+    maxBatch: MAX_ROWS_PER_WRITE,
+    writeOne: async (row) => {
+      await db.query(UPSERT_ONE, rowParams(row));
+    },
+    writeMany: async (rows) => {
+      // One statement may not change a row twice: of several writes of one request
+      // ID in a group, the last (the final state) is kept, with the first one's time.
+      const last = new Map<string, RequestLogRow>();
+      for (const r of rows) {
+        const earlier = last.get(r.requestId);
+        last.set(r.requestId, earlier ? { ...r, receivedAt: earlier.receivedAt } : r);
+      }
+      const unique = [...last.values()];
+      await db.query(upsertSql(unique.length), unique.flatMap(rowParams));
+    },
+  });
+
+  function logRequest(row: RequestLogRow): Promise<void> {
+    return write(row);
   }
 
   async function getRequest(requestId: string): Promise<RequestLogRow | null> {

@@ -1,12 +1,20 @@
 // Command-line parsing for `pixeldrop remove`. Returns a value or a usage error text.
+// With an API key (--api-key or PD_API_KEY) the images go to a running service through
+// the client instead of the model running here.
 import { parseArgs } from "node:util";
 import { SIZES, type Size } from "../product/params.ts";
 
+/** Where remote mode sends images unless --base-url or PD_BASE_URL says otherwise: `npm start`'s address. */
+export const DEFAULT_BASE_URL = "http://127.0.0.1:8080";
+
 export const USAGE = `usage: pixeldrop remove <file-or-folder>... [-o <dir>] [--size ${SIZES.join("|")}]
                         [--model small|medium|<file.onnx>] [--backend auto|wasm|native] [--threads N]
+                        [--api-key <key>] [--base-url <url>]
 
 Removes the background of each image (JPEG, PNG, WebP; folders are searched, not
-recursively) and writes <name>.png into the output folder (default ./cutouts).`;
+recursively) and writes <name>.png into the output folder (default ./cutouts).
+Locally by default; with --api-key (or PD_API_KEY) through the service at --base-url
+(or PD_BASE_URL, default ${DEFAULT_BASE_URL}), billed to that key.`;
 
 export interface RemoveArgs {
   inputs: string[];
@@ -15,9 +23,13 @@ export interface RemoveArgs {
   model: string;
   backend: "auto" | "wasm" | "native";
   threads: number | undefined;
+  /** Present in remote mode only. */
+  remote?: { apiKey: string; baseUrl: string };
 }
 
-export function parseRemoveArgs(argv: string[]): { ok: true; args: RemoveArgs } | { ok: false; message: string } {
+export type Env = Readonly<Record<string, string | undefined>>;
+
+export function parseRemoveArgs(argv: string[], env: Env = {}): { ok: true; args: RemoveArgs } | { ok: false; message: string } {
   let parsed;
   try {
     parsed = parseArgs({
@@ -29,6 +41,8 @@ export function parseRemoveArgs(argv: string[]): { ok: true; args: RemoveArgs } 
         model: { type: "string" },
         backend: { type: "string" },
         threads: { type: "string" },
+        "api-key": { type: "string" },
+        "base-url": { type: "string" },
         help: { type: "boolean", short: "h" },
       },
     });
@@ -52,8 +66,22 @@ export function parseRemoveArgs(argv: string[]): { ok: true; args: RemoveArgs } 
     threads = Number(v.threads);
     if (!Number.isInteger(threads) || threads < 1 || threads > 64) return { ok: false, message: "--threads must be 1..64" };
   }
-  return {
-    ok: true,
-    args: { inputs, outDir: v.out ?? "cutouts", size: v.size as Size | undefined, model: v.model ?? "small", backend, threads },
-  };
+  const args: RemoveArgs = { inputs, outDir: v.out ?? "cutouts", size: v.size as Size | undefined, model: v.model ?? "small", backend, threads };
+
+  const apiKey = v["api-key"] ?? env.PD_API_KEY;
+  const baseUrl = v["base-url"] ?? env.PD_BASE_URL;
+  if (apiKey === undefined || apiKey === "") {
+    if (v["api-key"] === "") return { ok: false, message: "--api-key is empty" };
+    if (v["base-url"] !== undefined) return { ok: false, message: "--base-url needs an API key (--api-key or PD_API_KEY)" };
+    return { ok: true, args };
+  }
+  // The model options describe a local run; silently ignoring them would surprise.
+  const localOnly = (["model", "backend", "threads"] as const).filter((o) => v[o] !== undefined);
+  if (localOnly.length) {
+    return { ok: false, message: `--${localOnly.join(", --")} only apply without an API key (--api-key or PD_API_KEY is set)` };
+  }
+  const url = baseUrl || DEFAULT_BASE_URL;
+  if (!/^https?:\/\/[^/]/.test(url) || !URL.canParse(url)) return { ok: false, message: "--base-url must be an http:// or https:// URL" };
+  args.remote = { apiKey, baseUrl: url };
+  return { ok: true, args };
 }

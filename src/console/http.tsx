@@ -1,5 +1,6 @@
 // Small helpers shared by the console's route files: rendering a page, reading a
 // form, the ownership check every object route goes through.
+import { clientAddress } from "../http/client-address.ts";
 import type { Context } from "hono";
 import type { Child } from "hono/jsx";
 import type { AppView } from "../accounts/index.ts";
@@ -53,11 +54,7 @@ export function baseUrl(d: ConsoleDeps, c: Ctx): string {
 }
 
 export function clientIp(d: ConsoleDeps, c: Ctx): string {
-  if (d.trustProxy) {
-    const first = c.req.header("x-forwarded-for")?.split(",")[0]?.trim();
-    if (first) return first;
-  }
-  return d.remoteAddress(c.req.raw, c.env) ?? "unknown";
+  return clientAddress(c.req.header("x-forwarded-for"), d.trustProxy, d.remoteAddress(c.req.raw, c.env));
 }
 
 /** A whole number of won from a form field: blank is null, anything else not a number is NaN. */

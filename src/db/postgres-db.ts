@@ -1,57 +1,153 @@
-// Db over postgres.js: a connection pool, `sql.unsafe(text, params)` for
-// parameterised statements, `sql.begin` for transactions.
-import postgres from "postgres";
+// Db over node-postgres (pg): a connection pool, `$1` parameters, one checked-out
+// client per transaction.
+//
+// Why pg and not postgres.js: the fault suite (test/faults) restarts PostgreSQL under
+// load, and postgres.js 3.4.9 (the newest) then crashed the whole process with an
+// uncatchable "Cannot read properties of null (reading 'write')" from a deferred write
+// on a closed socket (porsager/postgres#1154, #1208, unfixed upstream); connections
+// that survived could also stay wedged with a stale write timer. pg reports the same
+// events as rejected queries and 'error' events we can handle.
+//
+// Store outages must surface as errors the gateway recognises (src/gateway/store-errors.ts
+// classifies by `.code`): pg's own "connection ended" errors carry no code, so they are
+// re-thrown as DbUnavailableError with the SQLSTATE class 08 code.
+import pg from "pg";
 import type { Db } from "./types.ts";
 import { OID_INT8, OID_NUMERIC, OID_TIMESTAMPTZ, parseInt8, parseNumeric, parseTimestamptz } from "./values.ts";
 
-type Sql = postgres.Sql;
-type TxSql = postgres.TransactionSql;
-
-export function openPostgres(url: string, max = 10): Db {
-  const sql = postgres(url, {
-    max,
-    // CREATE … IF NOT EXISTS and friends emit notices; they are not worth a console line.
-    onnotice: () => {},
-    // UTC sessions keep timestamptz text unambiguous for the parser below.
-    connection: { TimeZone: "UTC", application_name: "pixeldrop" },
-    transform: { undefined: null },
-    types: {
-      // Override the default string results with checked numbers / ms.
-      pdInt8: { to: OID_INT8, from: [OID_INT8], serialize: (x: unknown) => String(x), parse: parseInt8 },
-      pdNumeric: { to: OID_NUMERIC, from: [OID_NUMERIC], serialize: (x: unknown) => String(x), parse: parseNumeric },
-      pdTimestamptz: {
-        to: OID_TIMESTAMPTZ,
-        from: [OID_TIMESTAMPTZ],
-        serialize: (x: unknown) => (x instanceof Date ? x.toISOString() : String(x)),
-        parse: parseTimestamptz,
-      },
-    },
-  });
-  return wrap(sql, null);
+/** A lost or unobtainable database connection (code 08006, connection_failure). */
+export class DbUnavailableError extends Error {
+  override readonly name = "DbUnavailableError";
+  readonly code = "08006";
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+  }
 }
 
-function wrap(sql: Sql, tx: TxSql | null): Db {
-  const runner: Sql | TxSql = tx ?? sql;
+// pg's messages for a connection that is gone or never came; they have no `.code`.
+const CONNECTION_LOST = /connection terminated|connection error|not queryable|timeout exceeded when trying to connect|client was closed|cannot use a pool after calling end/i;
+
+function storeError(err: unknown): unknown {
+  if (!(err instanceof Error)) return err;
+  const code = (err as { code?: unknown }).code;
+  if (typeof code === "string") return err; // SQLSTATE or a socket errno: already classified
+  if (CONNECTION_LOST.test(err.message)) return new DbUnavailableError(`database unavailable: ${err.message}`, { cause: err });
+  return err;
+}
+
+// Our parsers for the types whose default reading differs between drivers (values.ts);
+// everything else uses pg's defaults. Per pool, not pg.types.setTypeParser (process-wide).
+const PARSERS: Record<number, (text: string) => unknown> = {
+  [OID_INT8]: parseInt8,
+  [OID_NUMERIC]: parseNumeric,
+  [OID_TIMESTAMPTZ]: parseTimestamptz,
+};
+const types = {
+  getTypeParser(oid: number, format?: "text" | "binary") {
+    const ours = format === "binary" ? undefined : PARSERS[oid];
+    return ours ?? (pg.types.getTypeParser as (oid: number, format?: string) => (v: string) => unknown)(oid, format);
+  },
+} as pg.CustomTypesConfig;
+
+export interface PostgresOptions {
+  /** Errors of idle pooled connections (the server went away); the pool drops them itself. */
+  onError?: (err: Error) => void;
+}
+
+export function openPostgres(url: string, max = 10, o: PostgresOptions = {}): Db {
+  const pool = new pg.Pool({
+    connectionString: url,
+    max,
+    types,
+    // UTC sessions keep timestamptz text unambiguous for the parser above.
+    options: "-c TimeZone=UTC",
+    application_name: "pixeldrop",
+    // Bounds both a new connection that hangs (a frozen server) and the wait for a free
+    // pooled one, which under a burst of hundreds of requests on 10 connections is
+    // legitimately seconds long: 30 s, postgres.js's connect timeout, not less. (A
+    // stopped server refuses at once anyway.)
+    connectionTimeoutMillis: 30_000,
+  });
+  // Without a listener an idle connection's error (server restarted) would crash the process.
+  pool.on("error", (err) => o.onError?.(err));
+  return wrapPool(pool);
+}
+
+function wrapPool(pool: pg.Pool): Db {
+  let closed = false;
+  return {
+    kind: "postgres",
+    async query<T>(text: string, params: unknown[] = []): Promise<T[]> {
+      try {
+        return (await pool.query(text, params)).rows as T[];
+      } catch (err) {
+        throw storeError(err);
+      }
+    },
+    async transaction<T>(fn: (tx: Db) => Promise<T>): Promise<T> {
+      let client: pg.PoolClient;
+      try {
+        client = await pool.connect();
+      } catch (err) {
+        throw storeError(err);
+      }
+      // A checked-out client reports a dropped connection as an 'error' event too; the
+      // running statement is rejected anyway, so the event only needs a listener.
+      const ignore = () => {};
+      client.on("error", ignore);
+      let broken: Error | undefined;
+      try {
+        await client.query("BEGIN");
+        const out = await fn(wrapClient(client));
+        await client.query("COMMIT");
+        return out;
+      } catch (err) {
+        await client.query("ROLLBACK").catch((e: unknown) => {
+          // The connection is unusable: release(err) below destroys it instead of pooling it.
+          broken = e instanceof Error ? e : new Error(String(e));
+        });
+        throw storeError(err);
+      } finally {
+        client.off("error", ignore);
+        client.release(broken);
+      }
+    },
+    async exec(script: string): Promise<void> {
+      // Without parameters pg uses the simple protocol, which accepts several statements.
+      try {
+        await pool.query(script);
+      } catch (err) {
+        throw storeError(err);
+      }
+    },
+    async close(): Promise<void> {
+      if (closed) return;
+      closed = true;
+      await pool.end();
+    },
+  };
+}
+
+/** The Db seen inside a transaction: every statement on its one client. */
+function wrapClient(client: pg.PoolClient): Db {
   const db: Db = {
     kind: "postgres",
     async query<T>(text: string, params: unknown[] = []): Promise<T[]> {
-      // The driver's parameter type is a union of what it can serialise; our callers
-      // pass plain values (string, number, boolean, Date, null) which all qualify.
-      const rows = await runner.unsafe(text, params as postgres.ParameterOrJSON<never>[]);
-      return [...rows] as T[];
+      try {
+        return (await client.query(text, params)).rows as T[];
+      } catch (err) {
+        throw storeError(err);
+      }
     },
-    async transaction<T>(fn: (tx: Db) => Promise<T>): Promise<T> {
-      if (tx) return fn(db);
-      // sql.begin resolves to the callback's value; its typing wraps it, hence the cast.
-      return (await sql.begin((t) => fn(wrap(sql, t)))) as T;
-    },
+    transaction: (fn) => fn(db),
     async exec(script: string): Promise<void> {
-      // The simple protocol is the one that accepts several statements at once.
-      await runner.unsafe(script).simple();
+      try {
+        await client.query(script);
+      } catch (err) {
+        throw storeError(err);
+      }
     },
-    async close(): Promise<void> {
-      if (!tx) await sql.end({ timeout: 5 });
-    },
+    async close(): Promise<void> {},
   };
   return db;
 }

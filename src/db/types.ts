@@ -1,5 +1,5 @@
 // The one query interface every service uses. Two implementations sit behind it
-// (postgres.js for a real server, PGlite for the embedded default) so services
+// (node-postgres for a real server, PGlite for the embedded default) so services
 // write the same `$1`-style SQL for both and never see which one is in use.
 //
 // Values coming back are normalised by both implementations (see values.ts):
@@ -27,10 +27,10 @@ export interface Db {
 }
 
 export interface OpenDbOptions {
-  /** postgres://… — when set, a postgres.js pool; otherwise PGlite. */
+  /** postgres://… — when set, a node-postgres (pg) pool; otherwise PGlite. */
   databaseUrl?: string;
   /** PGlite data directory (e.g. ./data/pglite), or "memory://" for a throwaway one. */
   dataDir: string;
-  /** Pool size for postgres.js (default 10). */
+  /** Pool size for node-postgres (default 10). */
   max?: number;
 }

@@ -1,5 +1,5 @@
 // Text-to-JS conversions shared by both drivers, so a row looks the same whichever
-// database produced it. postgres.js returns int8 and numeric as strings and PGlite
+// database produced it. node-postgres returns int8 and numeric as strings and PGlite
 // returns int8 as a (possibly imprecise) number; both are replaced by these.
 
 export const OID_INT8 = 20;

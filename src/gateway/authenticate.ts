@@ -16,8 +16,13 @@ export async function authenticate(
   if (blocked.blocked) {
     return fail("rate_limited", "Too many requests with invalid API keys from this address", blocked.retryAfterS);
   }
+  // check() and recordInvalid() are two steps, so many concurrent guesses can all pass
+  // the check; the count after recording decides too, which caps the 401s at the limit.
   const invalid = async (title: string): Promise<Failure> => {
-    await guard.recordInvalid(ip);
+    const count = await guard.recordInvalid(ip);
+    if (count > guard.limit) {
+      return fail("rate_limited", "Too many requests with invalid API keys from this address", Math.ceil(guard.windowMs / 1000));
+    }
     return fail("invalid_api_key", title);
   };
   if (!keyText) return invalid("Missing API key: send it in the X-Api-Key header");

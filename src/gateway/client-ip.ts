@@ -1,13 +1,8 @@
 // The address used for the per-IP invalid-key guard. X-Forwarded-For is believed only
-// when TRUST_PROXY is set (behind our own load balancer); otherwise anyone could
-// dodge the guard by inventing the header.
+// when TRUST_PROXY is set (behind our own load balancer); the rule is in http/client-address.ts.
+import { clientAddress } from "../http/client-address.ts";
 import type { GatewayDeps } from "./deps.ts";
 
 export function clientIp(req: Request, env: unknown, deps: Pick<GatewayDeps, "settings" | "remoteAddress">): string {
-  if (deps.settings.trustProxy) {
-    const fwd = req.headers.get("x-forwarded-for");
-    const first = fwd?.split(",")[0]?.trim();
-    if (first) return first;
-  }
-  return deps.remoteAddress(req, env) ?? "unknown";
+  return clientAddress(req.headers.get("x-forwarded-for"), deps.settings.trustProxy, deps.remoteAddress(req, env));
 }

@@ -29,4 +29,17 @@ export interface GatewayDeps {
   /** The peer address as the runtime sees it, when known. */
   remoteAddress: (req: Request, env: unknown) => string | undefined;
   log: (event: Record<string, unknown>) => void;
+  /** Where stage times and money events are reported (the metrics); absent in most tests. */
+  observe?: GatewayObserver;
+}
+
+/** What the gateway measures, without knowing who records it. Times in milliseconds. */
+export interface GatewayObserver {
+  stage(stage: "authenticate" | "limits" | "reserve" | "product" | "capture", ms: number): void;
+  /** A successful call; `krw` is what was charged (0 for a test key). */
+  charged(mode: "test" | "live", krw: number): void;
+  /** A hold given back because the request failed. */
+  released(): void;
+  /** A product attempt that will be sent again, by its error code. */
+  resent(code: string): void;
 }

@@ -15,10 +15,11 @@ import { reserveAmountForSize, priceForPixels } from "../billing/prices.ts";
 import { authenticate } from "./authenticate.ts";
 import { isStoreUnavailable } from "./store-errors.ts";
 import { clientIp } from "./client-ip.ts";
-import type { GatewayDeps } from "./deps.ts";
+import type { GatewayDeps, GatewayObserver } from "./deps.ts";
 import type { KeyContext, RequestLogRow } from "./ports.ts";
 import { failureResponse, successResponse, wantsJson } from "./reply.ts";
 import { callProduct } from "./upstream.ts";
+import { CAPTURE_RETRY_WAIT_MS, CAPTURE_TRIES, captureSettled } from "./capture.ts";
 
 const TEST_PER_MINUTE = 10;
 
@@ -89,7 +90,7 @@ async function handle(req: Request, env: unknown, ctx: Ctx, deps: GatewayDeps, g
     return failureResponse(ctx.requestId, f, ctx.headers);
   };
   const ip = clientIp(req, env, deps);
-  const auth = await authenticate(req.headers.get("x-api-key"), ip, deps.ports, guard);
+  const auth = await timed(deps, "authenticate", () => authenticate(req.headers.get("x-api-key"), ip, deps.ports, guard));
   if (!auth.ok) return reject(auth);
   const key = auth.key;
   Object.assign(ctx.row, { orgId: key.orgId, appId: key.appId, keyId: key.keyId, keyKind: key.kind });
@@ -123,10 +124,10 @@ async function handle(req: Request, env: unknown, ctx: Ctx, deps: GatewayDeps, g
   const size: Size | undefined = key.kind === "test" ? "preview" : params.size;
   ctx.row.tier = isPreviewSize(size) ? "preview" : "full";
 
-  const taken = key.kind === "test" ? await takeTestAllowance(key, ctx, deps) : await takeLiveAllowance(key, size, ctx, deps);
+  const taken = key.kind === "test" ? await timed(deps, "limits", () => takeTestAllowance(key, ctx, deps)) : await takeLiveAllowance(key, size, ctx, deps);
   if (!taken.ok) return reject(taken);
 
-  const outcome = await callProduct(
+  const outcome = await timed(deps, "product", () => callProduct(
     (signal) =>
       deps.product(
         new Request(`http://product${PRODUCT_PATH}`, {
@@ -150,8 +151,9 @@ async function handle(req: Request, env: unknown, ctx: Ctx, deps: GatewayDeps, g
       maxResends: deps.settings.maxResends,
       minRemainingMs: deps.settings.resendMinRemainingMs,
       defaultWaitS: deps.settings.resendDefaultWaitS,
+      onResend: (code) => deps.observe?.resent(code),
     },
-  );
+  ));
   ctx.row.attempts = outcome.attempts;
   if (!outcome.ok) return reject(outcome);
   ctx.row.processingMs = outcome.image.processingMs;
@@ -161,7 +163,9 @@ async function handle(req: Request, env: unknown, ctx: Ctx, deps: GatewayDeps, g
     const price = Math.min(reserved, priceForPixels(outcome.image.width * outcome.image.height));
     let charge;
     try {
-      charge = await deps.ports.capture(ctx.requestId, price);
+      // Asked again while the store drops connections: a lost reply may hide a charge that stands.
+      const retry = { tries: CAPTURE_TRIES, waitMs: CAPTURE_RETRY_WAIT_MS, sleep: deps.sleep };
+      charge = await timed(deps, "capture", () => captureSettled(deps.ports.capture, ctx.requestId, price, retry));
     } catch (err) {
       // No money taken without a delivered result: the hold is released by the undo step.
       deps.log({ level: "error", msg: "capture failed", requestId: ctx.requestId, err: err instanceof Error ? err.message : String(err) });
@@ -172,7 +176,19 @@ async function handle(req: Request, env: unknown, ctx: Ctx, deps: GatewayDeps, g
     ctx.headers[H.balanceKrw] = String(charge.balanceKrw);
   }
   ctx.succeeded = true;
+  deps.observe?.charged(key.kind, key.kind === "live" ? ctx.row.chargedKrw : 0);
   return successResponse(ctx.requestId, outcome.image, ctx.headers, wantsJson(req.headers.get("accept")));
+}
+
+/** Runs one stage and reports its time, whether it succeeded or threw. */
+async function timed<T>(deps: GatewayDeps, stage: Parameters<GatewayObserver["stage"]>[0], run: () => Promise<T>): Promise<T> {
+  if (!deps.observe) return run();
+  const t0 = performance.now();
+  try {
+    return await run();
+  } finally {
+    deps.observe.stage(stage, performance.now() - t0);
+  }
 }
 
 // Permits are short leases (settings.permitLeaseMs) renewed every third of the lease
@@ -222,19 +238,25 @@ async function takeTestAllowance(key: KeyContext, ctx: Ctx, deps: GatewayDeps): 
 }
 
 async function takeLiveAllowance(key: KeyContext, size: Size | undefined, ctx: Ctx, deps: GatewayDeps): Promise<{ ok: true } | Failure> {
-  const permits = await acquireAll(deps.limiter, [
-    { key: `org-live:${key.orgId}`, max: deps.settings.orgLiveConcurrency, leaseMs: deps.settings.permitLeaseMs },
-    { key: "global", max: deps.settings.globalConcurrency, leaseMs: deps.settings.permitLeaseMs },
-  ]);
+  const permits = await timed(deps, "limits", () =>
+    acquireAll(deps.limiter, [
+      { key: `org-live:${key.orgId}`, max: deps.settings.orgLiveConcurrency, leaseMs: deps.settings.permitLeaseMs },
+      { key: "global", max: deps.settings.globalConcurrency, leaseMs: deps.settings.permitLeaseMs },
+    ]),
+  );
   if (!permits.ok) {
     const which = permits.failedKey === "global" ? "The service is at its concurrency limit" : "Your organization already has the maximum of concurrent live requests";
     return fail("rate_limited", which, Math.ceil(permits.retryAfterMs / 1000));
   }
   keepPermits(permits, ctx, deps);
-  const hold = await deps.ports.reserve({ requestId: ctx.requestId, orgId: key.orgId, appId: key.appId, amountKrw: reserveAmountForSize(size) });
+  const hold = await timed(deps, "reserve", () =>
+    deps.ports.reserve({ requestId: ctx.requestId, orgId: key.orgId, appId: key.appId, amountKrw: reserveAmountForSize(size) }),
+  );
   if (!hold.ok) return hold;
   ctx.undo.push(async () => {
-    if (!ctx.succeeded) await deps.ports.release(ctx.requestId);
+    if (ctx.succeeded) return;
+    await deps.ports.release(ctx.requestId);
+    deps.observe?.released();
   });
   return { ok: true };
 }

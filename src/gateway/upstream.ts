@@ -24,6 +24,8 @@ export interface UpstreamOptions {
   maxResends: number;
   minRemainingMs: number;
   defaultWaitS: number;
+  /** Told of each attempt that is about to be sent again (metrics count resends by code). */
+  onResend?: (code: string) => void;
 }
 
 export interface ProductImage {
@@ -54,6 +56,7 @@ export async function callProduct(call: ProductCall, o: UpstreamOptions): Promis
     if (resendsDone >= o.maxResends || remainingAfterWait < o.minRemainingMs) {
       return { ...attempt.failure, attempts };
     }
+    o.onResend?.(attempt.failure.code);
     await o.sleep(waitMs);
   }
 }
@@ -127,6 +130,9 @@ async function readImage(res: Response): Promise<ProductImage | undefined> {
   const png = new Uint8Array(await res.arrayBuffer());
   // A PNG starts with its 8-byte signature; anything else is a malformed answer.
   if (png.length < 8 || png[0] !== 0x89 || png[1] !== 0x50 || png[2] !== 0x4e || png[3] !== 0x47) return undefined;
+  // The price follows the output's pixels, so the size headers must be the PNG's own,
+  // and a PNG cut short (no IEND) must not be delivered and charged (found by test/faults).
+  if (!isWholePngOf(png, width, height)) return undefined;
   return {
     png,
     width,
@@ -134,6 +140,15 @@ async function readImage(res: Response): Promise<ProductImage | undefined> {
     processingMs: num(H.processingMs) ?? 0,
     foreground: { top: num(H.fgTop) ?? 0, left: num(H.fgLeft) ?? 0, width: num(H.fgWidth) ?? 0, height: num(H.fgHeight) ?? 0 },
   };
+}
+
+/** IHDR (always the first chunk) holds `width`×`height`, and the file ends with the IEND chunk. */
+function isWholePngOf(png: Uint8Array, width: number, height: number): boolean {
+  if (png.length < 8 + 25 + 12) return false;
+  const view = new DataView(png.buffer, png.byteOffset, png.byteLength);
+  const ihdr = view.getUint32(12) === 0x49484452; // "IHDR"
+  const iend = view.getUint32(png.length - 12) === 0 && view.getUint32(png.length - 8) === 0x49454e44; // length 0, "IEND"
+  return ihdr && iend && view.getUint32(16) === width && view.getUint32(20) === height;
 }
 
 export function parseRetryAfter(v: string | null): number | undefined {

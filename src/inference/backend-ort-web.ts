@@ -24,6 +24,23 @@ export function hasWebGpu(): boolean {
   return nav?.gpu !== undefined && nav.gpu !== null;
 }
 
+/**
+ * For "auto": a GPU adapter that is not a software fallback. Deno always has navigator.gpu,
+ * and without a GPU it offers a CPU rasteriser (llvmpipe, isFallbackAdapter) on which one
+ * inference took 5.5 minutes here, against 10-25 s on WebAssembly.
+ */
+async function hasHardwareGpu(): Promise<boolean> {
+  if (!hasWebGpu()) return false;
+  const gpu = (globalThis as { navigator?: { gpu?: { requestAdapter(): Promise<unknown> } } }).navigator?.gpu;
+  try {
+    const adapter = (await gpu?.requestAdapter()) as { isFallbackAdapter?: boolean; info?: { isFallbackAdapter?: boolean } } | null;
+    if (!adapter) return false;
+    return !(adapter.info?.isFallbackAdapter ?? adapter.isFallbackAdapter ?? false);
+  } catch {
+    return false;
+  }
+}
+
 export async function importOrtWeb(bundle: "default" | "webgpu"): Promise<OrtModule> {
   const mod = (bundle === "webgpu" ? await import("onnxruntime-web/webgpu") : await import("onnxruntime-web")) as OrtModule & {
     default?: OrtModule;
@@ -58,11 +75,11 @@ async function startSession(ort: OrtModule, bytes: Uint8Array, opts: RunnerOptio
 }
 
 /**
- * preference "auto": WebGPU when navigator.gpu exists and a session starts on it, else
- * WebAssembly (through the same module, which carries both providers).
+ * preference "auto": WebGPU when a hardware GPU adapter exists and a session starts on it, else
+ * WebAssembly (through the default bundle: see the fallback below).
  */
 export async function createOrtWebRunner(opts: RunnerOptions, preference: "wasm" | "webgpu" | "auto"): Promise<TensorRunner> {
-  const tryGpu = preference === "webgpu" || (preference === "auto" && hasWebGpu());
+  const tryGpu = preference === "webgpu" || (preference === "auto" && (await hasHardwareGpu()));
   if (preference === "webgpu" && !hasWebGpu()) {
     throw new InferenceError("model_unavailable", "backend webgpu needs navigator.gpu (Deno or a browser); use wasm or auto");
   }
@@ -73,7 +90,7 @@ export async function createOrtWebRunner(opts: RunnerOptions, preference: "wasm"
     throw new InferenceError("model_unavailable", `cannot read model ${opts.modelPath}: ${messageOf(err)}`, { cause: err });
   }
 
-  const ort = await importOrtWeb(tryGpu ? "webgpu" : "default");
+  let ort = await importOrtWeb(tryGpu ? "webgpu" : "default");
   configureOrtWeb(ort, opts.wasmDir, opts.threads);
   let backend: "wasm" | "webgpu" = tryGpu ? "webgpu" : "wasm";
   let session: Ort.InferenceSession;
@@ -82,6 +99,10 @@ export async function createOrtWebRunner(opts: RunnerOptions, preference: "wasm"
   } catch (err) {
     if (err instanceof InferenceError || preference !== "auto" || backend === "wasm") throw wrapStartError(err, backend);
     backend = "wasm";
+    // A failed WebGPU start leaves that module's runtime marked as failed ("previous call
+    // to initWasm() failed"), so the WebAssembly fallback needs the other bundle.
+    ort = await importOrtWeb("default");
+    configureOrtWeb(ort, opts.wasmDir, opts.threads);
     session = await startSession(ort, bytes, opts, backend).catch((e: unknown) => {
       throw wrapStartError(e, "wasm");
     });

@@ -29,7 +29,8 @@ export function serveWorker<Data, Job, Out, Info = unknown>(handler: WorkerHandl
         .catch(() => {}) // closing anyway; the pool terminates the thread next
         .finally(() => {
           post({ type: "closed" });
-          port.close();
+          // Deno's parentPort has no close(); the pool terminates the worker next anyway.
+          if (typeof port.close === "function") port.close();
         });
     }
   });

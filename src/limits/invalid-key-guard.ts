@@ -16,6 +16,9 @@ export interface InvalidKeyGuard {
   check(ip: string): Promise<{ blocked: boolean; retryAfterS: number }>;
   /** Counts one more invalid key from `ip`; resolves to the count in the window. */
   recordInvalid(ip: string): Promise<number>;
+  /** Invalid keys allowed per window: a count above it means the address is over. */
+  readonly limit: number;
+  readonly windowMs: number;
 }
 
 export function createInvalidKeyGuard(limiter: Limiter, options: InvalidKeyGuardOptions = {}): InvalidKeyGuard {
@@ -25,6 +28,8 @@ export function createInvalidKeyGuard(limiter: Limiter, options: InvalidKeyGuard
   checkPositiveInt("windowMs", windowMs);
   const keyFor = (ip: string) => `invalid-key:${ip}`;
   return {
+    limit,
+    windowMs,
     async check(ip) {
       const { over, retryAfterMs } = await limiter.isOver(keyFor(ip), limit, windowMs);
       return { blocked: over, retryAfterS: over ? retryAfterSeconds(retryAfterMs) : 0 };

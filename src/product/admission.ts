@@ -21,12 +21,19 @@ export interface Ticket {
 export interface Admission {
   admit(key: string, deadlineMs: number): ({ ok: true; ticket: Ticket } | Failure);
   stats(): { inFlight: number; queued: number; avgJobMs: number };
+  /**
+   * Replaces the starting guess with a measured one (the warm-up run), unless real jobs
+   * have already finished. A guess far below the real time would let a first wave queue
+   * past its deadline (504) instead of being refused at once with Retry-After.
+   */
+  calibrate(jobMs: number): void;
 }
 
 export function createAdmission(opts: AdmissionOptions): Admission {
   const poolSize = Math.max(1, opts.poolSize);
   let avgJobMs = opts.initialJobMs ?? 3000;
   let inFlight = 0;
+  let measured = false;
   const perKey = new Map<string, number>();
 
   const seconds = (ms: number) => Math.max(1, Math.ceil(ms / 1000));
@@ -65,10 +72,16 @@ export function createAdmission(opts: AdmissionOptions): Admission {
             if (left <= 0) perKey.delete(key);
             else perKey.set(key, left);
             // Exponentially weighted so the estimate follows load and model changes.
-            if (durationMs !== undefined && durationMs > 0) avgJobMs = avgJobMs * 0.8 + durationMs * 0.2;
+            if (durationMs !== undefined && durationMs > 0) {
+              avgJobMs = measured ? avgJobMs * 0.8 + durationMs * 0.2 : durationMs;
+              measured = true;
+            }
           },
         },
       };
+    },
+    calibrate(jobMs) {
+      if (!measured && Number.isFinite(jobMs) && jobMs > 0) avgJobMs = jobMs;
     },
     stats: () => ({ inFlight, queued: Math.max(0, inFlight - poolSize), avgJobMs: Math.round(avgJobMs) }),
   };

@@ -11,6 +11,7 @@ import { readImageHeader, checkPixelLimit } from "../imaging/index.ts";
 import type { Admission } from "./admission.ts";
 import type { Engine } from "./engine.ts";
 import { readRemoveParams, SIZES, type Size } from "./params.ts";
+import type { StageTimings } from "./pipeline.ts";
 
 export const PRODUCT_PATH = "/internal/v1/removebg";
 
@@ -22,6 +23,13 @@ export interface ProductDeps {
   defaultDeadlineMs: number;
   isShuttingDown: () => boolean;
   log?: (event: Record<string, unknown>) => void;
+  /** Where stage times are reported (the metrics); absent in most tests. */
+  observe?: ProductObserver;
+}
+
+/** What the product service measures, without knowing who records it. Milliseconds. */
+export interface ProductObserver {
+  stage(stage: "queue_wait" | "decode" | "inference" | "compose" | "encode", ms: number): void;
 }
 
 export function createProductApp(deps: ProductDeps): Hono {
@@ -73,6 +81,7 @@ export function createProductApp(deps: ProductDeps): Hono {
       durationMs = deps.now() - started;
       if (!result.ok) return reply(fail(result.code, result.title));
       deps.log?.({ msg: "removed", requestId, width: result.width, height: result.height, ...result.timings });
+      observeStages(deps.observe, durationMs, result);
       // The PNG arrived from the worker in its own (transferred) ArrayBuffer.
       return new Response(result.png as Uint8Array<ArrayBuffer>, {
         status: 200,
@@ -86,4 +95,17 @@ export function createProductApp(deps: ProductDeps): Hono {
     }
   });
   return app;
+}
+
+/**
+ * The worker measured its own stages; what the job spent beyond them (waiting for a
+ * free worker, plus the hand-over to and from it) is the queue wait.
+ */
+function observeStages(o: ProductObserver | undefined, totalMs: number, r: { processingMs: number; timings: StageTimings }): void {
+  if (!o) return;
+  o.stage("queue_wait", Math.max(0, totalMs - r.processingMs));
+  o.stage("decode", r.timings.decodeMs);
+  o.stage("inference", r.timings.inferenceMs);
+  o.stage("compose", r.timings.composeMs);
+  o.stage("encode", r.timings.encodeMs);
 }

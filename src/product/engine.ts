@@ -14,6 +14,8 @@ export interface EngineState {
   poolSize: number;
   busy: number;
   queued: number;
+  /** How long the warm-up inference took: a first estimate of one job's duration. */
+  warmUpMs?: number;
 }
 
 export interface Engine {
@@ -34,10 +36,12 @@ export function createEngine(opts: { poolSize: number; session: SessionSettings;
   let ready = false;
   let failed: string | undefined;
   let backend: string | undefined;
+  let warmUpMs: number | undefined;
   const warm = pool.ready().then(
     (info) => {
       ready = true;
       backend = (info as { backend?: string } | undefined)?.backend;
+      warmUpMs = (info as { warmUpMs?: number } | undefined)?.warmUpMs;
     },
     (err: unknown) => {
       failed = err instanceof Error ? err.message : String(err);
@@ -50,7 +54,7 @@ export function createEngine(opts: { poolSize: number; session: SessionSettings;
     whenReady: () => warm,
     state() {
       const s = pool.stats();
-      return { ready, failed, backend: backend ?? s.backend, poolSize: s.size, busy: s.busy, queued: s.queued };
+      return { ready, failed, backend: backend ?? s.backend, poolSize: s.size, busy: s.busy, queued: s.queued, warmUpMs };
     },
     run(job) {
       // The image buffer moves to the worker; the caller must not reuse it.

@@ -12,9 +12,11 @@ serveWorker<SessionSettings, PipelineJob, PipelineResult>({
   init: async (settings) => {
     session = await createMaskSession(settings);
     // Warm-up: the first run pays for graph optimisation and memory arenas.
+    // Its duration seeds the admission's job-time estimate (see engine.ts).
     const { width, height } = session.inputSize;
+    const started = performance.now();
     await session.run(new Uint8Array(width * height * 3));
-    return { backend: session.backend };
+    return { backend: session.backend, warmUpMs: performance.now() - started };
   },
   handle: async (job) => {
     if (!session) throw new Error("worker used before init");

@@ -11,6 +11,8 @@ import { fail } from "../http/api-error.ts";
 import type { AppEnv } from "../http/app-env.ts";
 import { registerHealth } from "../http/health.ts";
 import { installErrorHandling, requestIdMiddleware } from "../http/middleware.ts";
+import { gatewayObserver, httpMetrics, METRICS_PATH, productObserver, registerMetricsRoute } from "../metrics/index.ts";
+import { registerOpenApiRoutes } from "../openapi/routes.ts";
 import { createProductApp, PRODUCT_PATH } from "../product/app.ts";
 import { gatewayPorts } from "./gateway-ports.ts";
 import { remoteProduct } from "./remote-product.ts";
@@ -44,6 +46,7 @@ export function buildApp(s: Services, o: AppOptions): BuiltApp {
           defaultDeadlineMs: c.DEADLINE_MS,
           isShuttingDown: o.isShuttingDown,
           log: o.log,
+          observe: productObserver(s.metrics),
         })
       : undefined;
 
@@ -57,6 +60,8 @@ export function buildApp(s: Services, o: AppOptions): BuiltApp {
 
   const app = new Hono<AppEnv>();
   app.use("*", requestIdMiddleware(s.now));
+  // Counts and logs every answer, the error path's included (it runs inside this one).
+  app.use("*", httpMetrics(s.metrics, o.log));
   installErrorHandling(app, o.log, (err) =>
     isStoreUnavailable(err) ? fail("service_unavailable", "A backing store is unavailable", 5) : undefined,
   );
@@ -76,6 +81,9 @@ export function buildApp(s: Services, o: AppOptions): BuiltApp {
         }
       : {}),
   });
+
+  // The interface description: GET /openapi.json and the HTML reference at /docs/api.
+  registerOpenApiRoutes(app);
 
   app.route(
     "/",
@@ -100,8 +108,14 @@ export function buildApp(s: Services, o: AppOptions): BuiltApp {
       sleep: o.sleep ?? ((ms) => new Promise((r) => setTimeout(r, ms))),
       remoteAddress: o.remoteAddress ?? (() => undefined),
       log: o.log,
+      observe: gatewayObserver(s.metrics),
     }),
   );
+  // Prometheus scrapes with the operator token (bearer_token in the scrape config):
+  // call counts, charges and error rates are business data, and one token keeps one
+  // secret to rotate.
+  app.use(METRICS_PATH, operatorAuth(o.operatorToken));
+  registerMetricsRoute(app, s.metrics);
   if (productApp) {
     // Served for gateways in other processes (PRODUCT_URL points here). It bills
     // nothing itself, so only holders of the operator token may call it.

@@ -1,14 +1,58 @@
-// Structured JSON log lines on stdout, one per event. Callers pass plain objects; key
-// text never reaches here (the gateway logs key labels only — test/gateway checks it).
+// Structured JSON log lines, one per event, written by pino. Callers pass plain objects
+// ({ msg, level?, ...fields }) through the `Log` function, so nothing else in the code
+// knows pino is here. The line shape stays {"level":"info","time":"<ISO>","msg":...,
+// <fields in the caller's order>}: test/support/server-process.ts reads the port from
+// `"msg":"listening","port":N`, which is why the message travels inside the object
+// (pino keeps an object's own key order) rather than as pino's separate message argument.
+import { pino, type DestinationStream, type Level } from "pino";
+
 export type Log = (event: Record<string, unknown>) => void;
 
-const RANK = { debug: 10, info: 20, warn: 30, error: 40, silent: 100 } as const;
+export type LogLevel = Level | "silent";
 
-export function createLogger(level: keyof typeof RANK, write: (line: string) => void = (l) => console.log(l)): Log {
-  const min = RANK[level];
+const LEVELS: ReadonlySet<string> = new Set(["trace", "debug", "info", "warn", "error", "fatal"]);
+
+/**
+ * Where a key could sit if a caller ever logged a header bag or a form: censored by
+ * path. The gateway logs key labels only (test/gateway/secrets.test.ts); this is
+ * defence in depth, not the mechanism.
+ */
+export const REDACT_PATHS: readonly string[] = [
+  "apiKey",
+  "authorization",
+  "cookie",
+  '["x-api-key"]',
+  'headers["x-api-key"]',
+  "headers.authorization",
+  "headers.cookie",
+  'headers["set-cookie"]',
+  '*.headers["x-api-key"]',
+  "*.headers.authorization",
+  "*.headers.cookie",
+  '*.headers["set-cookie"]',
+];
+
+/**
+ * A logger at `level` writing to stdout (synchronously, so the last lines before
+ * process.exit are not lost), or to `dest` when given (tests write into a buffer).
+ */
+export function createLogger(level: LogLevel, dest?: DestinationStream | ((line: string) => void)): Log {
+  const stream: DestinationStream =
+    typeof dest === "function" ? { write: (s: string) => dest(s.endsWith("\n") ? s.slice(0, -1) : s) } : dest ?? pino.destination({ dest: 1, sync: true });
+  const logger = pino(
+    {
+      level,
+      // No pid/hostname on every line: the process supervisor already knows them.
+      base: undefined,
+      timestamp: pino.stdTimeFunctions.isoTime,
+      formatters: { level: (label) => ({ level: label }) },
+      redact: { paths: [...REDACT_PATHS], censor: "[redacted]" },
+    },
+    stream,
+  );
   return (event) => {
-    const lvl = (event.level as keyof typeof RANK | undefined) ?? "info";
-    if ((RANK[lvl] ?? RANK.info) < min) return;
-    write(JSON.stringify({ time: new Date().toISOString(), level: lvl, ...event }));
+    const { level: wanted, ...rest } = event;
+    const lvl = typeof wanted === "string" && LEVELS.has(wanted) ? (wanted as Level) : "info";
+    logger[lvl](rest);
   };
 }

@@ -15,9 +15,35 @@ declare const Deno: {
   ): { shutdown(): Promise<void>; finished: Promise<void>; addr: { port: number } };
 };
 
-export async function serve(fetch: FetchHandler, opts: { port: number; hostname: string }): Promise<RunningServer> {
+/**
+ * Slow-client bounds (Node only). A client that trickles its headers, or its body, holds
+ * a socket and (for the body) its share of the gateway's byte budget; Node's defaults
+ * (60 s for headers, 300 s for the whole request, checked every 30 s) let 22 slow
+ * uploads keep the 256 MB budget full for five minutes at a time. Both bounds stop at
+ * the end of the request: processing time afterwards is not limited by them.
+ */
+export const SLOW_CLIENT_DEFAULTS = {
+  /** Until the last header line: generous for any real client. */
+  headersTimeoutMs: 20_000,
+  /** Until the last body byte: 12 MB in 120 s needs 100 kB/s; leaves room in the 140 s deadline. */
+  requestTimeoutMs: 120_000,
+  /** How often Node checks the two above. */
+  checkIntervalMs: 2_000,
+};
+
+export interface ServeOptions {
+  port: number;
+  hostname: string;
+  headersTimeoutMs?: number;
+  requestTimeoutMs?: number;
+  checkIntervalMs?: number;
+}
+
+export async function serve(fetch: FetchHandler, opts: ServeOptions): Promise<RunningServer> {
   if ("Deno" in globalThis) {
-    const server = Deno.serve({ port: opts.port, hostname: opts.hostname, onListen: () => {} }, (req, info) => fetch(req, info));
+    const server = Deno.serve({ port: opts.port, hostname: opts.hostname, onListen: () => {} }, async (req, info) =>
+      closeAfterRefusedBody(req, await fetch(req, info)),
+    );
     return {
       port: server.addr.port,
       close: (graceMs) => Promise.race([server.shutdown(), delay(graceMs)]),
@@ -25,7 +51,13 @@ export async function serve(fetch: FetchHandler, opts: { port: number; hostname:
   }
   const { serve: nodeServe } = await import("@hono/node-server");
   return await new Promise<RunningServer>((resolve) => {
-    const server = nodeServe({ fetch, port: opts.port, hostname: opts.hostname }, (info) => {
+    const limits = { ...SLOW_CLIENT_DEFAULTS, ...definedOnly(opts) };
+    const serverOptions = {
+      headersTimeout: limits.headersTimeoutMs,
+      requestTimeout: limits.requestTimeoutMs,
+      connectionsCheckingInterval: limits.checkIntervalMs,
+    };
+    const server = nodeServe({ fetch, port: opts.port, hostname: opts.hostname, serverOptions }, (info) => {
       resolve({
         port: info.port,
         close: (graceMs) => {
@@ -39,6 +71,27 @@ export async function serve(fetch: FetchHandler, opts: { port: number; hostname:
       });
     });
   });
+}
+
+/**
+ * Deno.serve, unlike Node, keeps the connection open after answering a request whose body
+ * it has not read: it stops reading, so a client still uploading (a 413 mid-stream, a 401
+ * before the body) waits forever for the answer's end of connection. An error answer to a
+ * request that carries a body therefore closes the connection, as Node's server does.
+ */
+function closeAfterRefusedBody(req: Request, res: Response): Response {
+  if (res.status < 400 || req.body === null || res.headers.get("connection") === "close") return res;
+  const headers = new Headers(res.headers);
+  headers.set("connection", "close");
+  return new Response(res.body, { status: res.status, statusText: res.statusText, headers });
+}
+
+function definedOnly(o: ServeOptions): Partial<typeof SLOW_CLIENT_DEFAULTS> {
+  const out: Partial<typeof SLOW_CLIENT_DEFAULTS> = {};
+  if (o.headersTimeoutMs !== undefined) out.headersTimeoutMs = o.headersTimeoutMs;
+  if (o.requestTimeoutMs !== undefined) out.requestTimeoutMs = o.requestTimeoutMs;
+  if (o.checkIntervalMs !== undefined) out.checkIntervalMs = o.checkIntervalMs;
+  return out;
 }
 
 function delay(ms: number): Promise<void> {

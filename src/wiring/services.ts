@@ -10,6 +10,7 @@ import { resolveModel } from "../inference/manifest.ts";
 import { createKeyService, loadOrCreatePepper, type KeyService } from "../keys/index.ts";
 import { createLimiter, type Limiter } from "../limits/index.ts";
 import { createMailer, type Mailer } from "../mail/index.ts";
+import { createMetrics, type Metrics } from "../metrics/index.ts";
 import { createSandboxProvider, type PaymentProvider } from "../payments/index.ts";
 import { createAdmission, type Admission } from "../product/admission.ts";
 import { createEngine, type Engine } from "../product/engine.ts";
@@ -34,6 +35,8 @@ export interface Services {
   mailer: Mailer;
   /** Console top-ups; the sandbox is the only provider so far. */
   payments: PaymentProvider;
+  /** This instance's Prometheus registry and metrics (GET /metrics). */
+  metrics: Metrics;
   close(): Promise<void>;
 }
 
@@ -63,6 +66,14 @@ export async function createServices(config: Config, opts: ServiceOptions): Prom
   const admission = engine
     ? createAdmission({ poolSize: config.POOL_SIZE, keyQueueMax: config.KEY_QUEUE_MAX, queueMax: config.QUEUE_MAX, now })
     : undefined;
+  if (engine && admission) {
+    engine.whenReady().then(
+      () => admission.calibrate(engine.state().warmUpMs ?? Number.NaN),
+      () => {}, // a failed start is reported through engine.state() and /readyz
+    );
+  }
+  const metrics = createMetrics();
+  if (engine) metrics.watchEngine(engine, admission);
 
   return {
     config,
@@ -81,6 +92,7 @@ export async function createServices(config: Config, opts: ServiceOptions): Prom
     admission,
     productBudget: createByteBudget(config.RECEIVE_BUDGET_BYTES),
     gatewayBudget: createByteBudget(config.RECEIVE_BUDGET_BYTES),
+    metrics,
     async close() {
       await engine?.dispose().catch(() => {});
       await limiter.close().catch(() => {});

@@ -153,6 +153,16 @@ describe("429 rate_limited for repeated invalid keys from one IP", () => {
     assert.equal(lookups, before, "no lookup for a blocked address");
   });
 
+  test("64 concurrent invalid keys from one address: exactly 20 get 401, the rest 429", async () => {
+    const v = g.variant({ limiter: createMemoryLimiter({ now: g.clock.now }) });
+    const ip = randomIp();
+    const answers = await Promise.all(Array.from({ length: 64 }, () => v.removebg(unknownLive(), image, { ip })));
+    const statuses = answers.map((r) => r.status);
+    assert.equal(statuses.filter((s) => s === 401).length, 20, statuses.join(","));
+    assert.equal(statuses.filter((s) => s === 429).length, 44);
+    for (const r of answers.filter((a) => a.status === 429)) assert.ok(Number(r.headers.get("retry-after")) >= 1);
+  });
+
   test("without TRUST_PROXY, X-Forwarded-For is ignored: inventing addresses does not dodge the guard", async () => {
     const v = g.variant({ config: { TRUST_PROXY: false }, limiter: createMemoryLimiter({ now: g.clock.now }) });
     const c = await g.h.customer({ creditKrw: 1000 });
@@ -160,12 +170,12 @@ describe("429 rate_limited for repeated invalid keys from one IP", () => {
     await expectError(await v.removebg(c.liveKey, image, { ip: randomIp() }), 429, "rate_limited");
   });
 
-  test("with TRUST_PROXY, the first X-Forwarded-For address is the client", async () => {
+  test("with TRUST_PROXY, the last X-Forwarded-For address (the one our proxy appended) is the client", async () => {
     const v = g.variant({ limiter: createMemoryLimiter({ now: g.clock.now }) });
     const c = await g.h.customer({ creditKrw: 1000 });
     const client = randomIp();
     for (let i = 0; i < 20; i++) {
-      await expectError(await v.removebg(unknownLive(), image, { ip: `${client}, ${randomIp()}` }), 401, "invalid_api_key");
+      await expectError(await v.removebg(unknownLive(), image, { ip: `${randomIp()}, ${client}` }), 401, "invalid_api_key");
     }
     await expectError(await v.removebg(c.liveKey, image, { ip: client }), 429, "rate_limited");
     await ok(await v.removebg(c.liveKey, image, { ip: randomIp() }), "another client");

@@ -4,8 +4,20 @@
 // contains a key or a long piece of one.
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
-import { fixture } from "../support/harness.ts";
-import { gatewayHarness, productError, randomIp, scriptedProduct, TINY_PNG, type GatewayHarness } from "./helpers.ts";
+import { buildApp } from "../../src/wiring/app.ts";
+import { createLogger } from "../../src/wiring/logger.ts";
+import { fixture, OPERATOR_TOKEN } from "../support/harness.ts";
+import {
+  gatewayHarness,
+  getAccount,
+  multipart,
+  postRemovebg,
+  productError,
+  randomIp,
+  scriptedProduct,
+  TINY_PNG,
+  type GatewayHarness,
+} from "./helpers.ts";
 
 const logLines: string[] = [];
 let g: GatewayHarness;
@@ -102,4 +114,55 @@ test("keys never reach logs, table rows or the product service", async () => {
   const view = await g.h.admin("POST", `/keys/${c.liveKeyId}/unsuspend`);
   assert.match(view.json.label, /^pd_live_/);
   assertNoKeys("the key view", JSON.stringify(view.json), keys);
+});
+
+// The same traffic shape through the production (pino) logger, plus keys sent where
+// they do not belong — another header, Authorization, a cookie, a form field, the
+// query string, the path — whose text the gateway never looks at, so only the logger's
+// own discipline (and its redaction) keeps it out. The metrics page is scanned too.
+test("keys sent anywhere never reach the JSON log or the metrics page", async () => {
+  const jsonLines: string[] = [];
+  const app = buildApp(g.h.services, {
+    operatorToken: OPERATOR_TOKEN,
+    log: createLogger("debug", (line) => jsonLines.push(line)),
+    isShuttingDown: () => false,
+    remoteAddress: () => "127.0.0.1",
+  }).app;
+  const c = await g.h.customer({ creditKrw: 500 });
+  const keys = [c.liveKey, c.testKey];
+  const ip = randomIp();
+  const image = { image_file: TINY_PNG, size: "preview" };
+  const statuses: number[] = [];
+  const requestIds: string[] = [];
+  const call = async (p: Response | Promise<Response>) => {
+    const res = await p;
+    statuses.push(res.status);
+    requestIds.push(res.headers.get("x-pd-request-id") ?? "");
+    await res.arrayBuffer();
+  };
+  await call(postRemovebg(app, ip, c.liveKey, image));
+  await call(postRemovebg(app, ip, c.testKey, image));
+  await call(postRemovebg(app, ip, `${c.liveKey}x`, image)); // malformed: one character too many
+  await call(postRemovebg(app, ip, undefined, image, { headers: { "api-key": c.liveKey } }));
+  await call(postRemovebg(app, ip, undefined, image, { headers: { authorization: `Bearer ${c.liveKey}` } }));
+  await call(postRemovebg(app, ip, undefined, image, { headers: { cookie: `api_key=${c.testKey}` } }));
+  await call(postRemovebg(app, ip, undefined, { ...image, api_key: c.liveKey, x_api_key: c.testKey }));
+  await call(postRemovebg(app, ip, c.liveKey, { ...image, api_key: c.liveKey }));
+  await call(postRemovebg(app, ip, c.liveKey, image, { query: `?api_key=${c.liveKey}` }));
+  await call(app.request(`/v1.0/removebg/${c.liveKey}`, { method: "POST", body: multipart(image) }));
+  await call(app.request(`/v1.0/account?key=${c.testKey}`, { headers: { "x-forwarded-for": ip } }));
+  await call(getAccount(app, ip, c.liveKey));
+
+  assert.ok(statuses.includes(200) && statuses.includes(401) && statuses.includes(404), statuses.join());
+  assert.ok(jsonLines.filter((l) => l.includes('"msg":"request"')).length >= statuses.length, "every call left an access line");
+  assertNoKeys("a JSON log line", jsonLines.join("\n"), keys);
+
+  const metrics = await app.request("/metrics", { headers: { authorization: `Bearer ${OPERATOR_TOKEN}` } });
+  assert.equal(metrics.status, 200);
+  const text = await metrics.text();
+  assert.match(text, /pixeldrop_http_requests_total\{route="\/v1\.0\/removebg"/);
+  assertNoKeys("the metrics page", text, keys);
+  for (const id of [...requestIds, c.orgId, c.appId, "@example.com"]) {
+    assert.ok(id && !text.includes(id), `the metrics page contains ${id}`);
+  }
 });

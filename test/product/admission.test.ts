@@ -60,3 +60,20 @@ test("done() twice counts once", () => {
   assert.equal(a.stats().inFlight, 0);
   assert.ok(a.admit("k", c.now() + 1e9).ok);
 });
+
+test("the warm-up time replaces the starting guess until real jobs report, so a slow machine refuses early", () => {
+  const c = clock();
+  const a = createAdmission({ poolSize: 1, keyQueueMax: 100, queueMax: 100, now: c.now, initialJobMs: 3000 });
+  a.calibrate(12_000);
+  assert.equal(a.stats().avgJobMs, 12_000);
+  // Deadline 140 s: with 12 s jobs, the 12th queued job could not end in time (12 × 12 s = 144 s).
+  const deadline = c.now() + 140_000;
+  const answers = Array.from({ length: 12 }, (_, i) => a.admit(`k${i}`, deadline));
+  assert.equal(answers.filter((t) => t.ok).length, 11);
+  const last = answers[11]!;
+  assert.equal(!last.ok && last.code, "deadline_unreachable");
+  // A real job's duration wins over the warm-up, and later calibration is ignored.
+  for (const t of answers) if (t.ok) t.ticket.done(5000);
+  a.calibrate(60_000);
+  assert.ok(a.stats().avgJobMs < 12_000);
+});

@@ -1,0 +1,32 @@
+// Times one model session on this runtime, to compare Deno with Node on the same machine
+// at the same moment: session start, then `runs` inferences on a blank 1024² input.
+//   ./node_modules/.bin/deno run -A scripts/deno-inference-time.ts [backend] [threads] [runs]
+//   node --import tsx scripts/deno-inference-time.ts [backend] [threads] [runs]
+// backend: wasm (default), webgpu or auto. Prints one JSON line.
+import { loadavg } from "node:os";
+import { resolveModel } from "../src/inference/manifest.ts";
+import { createMaskSession, warmUp } from "../src/inference/session.ts";
+import { PACKAGE_MODELS_DIR, PACKAGE_WASM_DIR } from "../src/wiring/paths.ts";
+
+const [backendArg = "wasm", threadsArg = "2", runsArg = "3"] = process.argv.slice(2);
+const backend = backendArg as "wasm" | "webgpu" | "auto";
+const runtime = "Deno" in globalThis ? "deno" : "node";
+
+const model = await resolveModel({ model: "small", modelsDir: PACKAGE_MODELS_DIR });
+if (!model.ok) throw new Error(model.title);
+const load = loadavg()[0];
+const t0 = performance.now();
+const session = await createMaskSession({
+  model: model.entry,
+  modelPath: model.path,
+  backend,
+  threads: Number(threadsArg),
+  wasmDir: PACKAGE_WASM_DIR,
+});
+const createMs = Math.round(performance.now() - t0);
+const runMs: number[] = [];
+for (let i = 0; i < Number(runsArg); i++) runMs.push(Math.round(await warmUp(session)));
+await session.dispose();
+console.log(JSON.stringify({ runtime, backend: session.backend, threads: Number(threadsArg), createMs, runMs, loadAtStart: load }));
+// ORT's own threads would keep the process alive.
+process.exit(0);

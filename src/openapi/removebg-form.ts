@@ -1,0 +1,70 @@
+// The multipart form of POST /v1.0/removebg as a JSON Schema. Values come from the
+// code where it exports them (SIZES, prices, limits); the rest mirror
+// src/product/params.ts and are checked against the running app by
+// test/openapi/form.test.ts, which sends every documented value and a wrong one.
+// `x-pd-rejected` names the answer a wrong value (or, for unsupported parts, any
+// value) gets.
+import { FULL_PRICE_KRW, PREVIEW_PRICE_KRW, reserveAmountForSize } from "../billing/prices.ts";
+import { MAX_BODY_BYTES } from "../http/read-body.ts";
+import { MAX_PIXELS } from "../imaging/header.ts";
+import { SIZES } from "../product/params.ts";
+import type { JsonSchema } from "./model.ts";
+
+// The price tier of each size follows billing's reserve amount (src/billing/prices.ts).
+const PREVIEW_SIZES = SIZES.filter((s) => reserveAmountForSize(s) === PREVIEW_PRICE_KRW);
+const FULL_SIZES = SIZES.filter((s) => reserveAmountForSize(s) !== PREVIEW_PRICE_KRW);
+
+export const TYPES = ["product", "auto"] as const;
+export const FORMATS = ["png", "auto"] as const;
+/** Spellings read as false (crop) or as booleans (semitransparency), any case. */
+export const FALSE_WORDS = ["false", "0", "no", "off"] as const;
+export const TRUE_WORDS = ["true", "1", "yes", "on"] as const;
+
+const rejected = (status: number, code: string) => ({ "x-pd-rejected": { status, code } });
+
+export const REMOVEBG_FORM: JsonSchema = {
+  type: "object",
+  required: ["image_file"],
+  additionalProperties: false,
+  description:
+    `One image per request, as a multipart part. The whole body is at most ${MAX_BODY_BYTES.toLocaleString("en")} bytes ` +
+    `(413 file_too_large) and the image at most ${MAX_PIXELS.toLocaleString("en")} pixels (400 invalid_parameter). ` +
+    "Each part at most once (400 invalid_parameter). Parts not listed here: 400 unsupported_parameter.",
+  properties: {
+    image_file: {
+      type: "string",
+      contentMediaType: "application/octet-stream",
+      description:
+        "The image: PNG, JPEG or WebP, recognised from its bytes (the file name and part type are not used), " +
+        "not empty, sent as a file part, readable.",
+      ...rejected(400, "invalid_parameter"),
+    },
+    size: {
+      type: "string",
+      enum: [...SIZES],
+      description:
+        `${PREVIEW_SIZES.join(", ")}: preview tier (at most 0.25 MP output), ${PREVIEW_PRICE_KRW} KRW. ` +
+        `${FULL_SIZES.join(", ")} or omitted: full resolution, ${FULL_PRICE_KRW} KRW reserved, charged by output pixels ` +
+        `(≤ 250,000 px: ${PREVIEW_PRICE_KRW} KRW). A test key always gets preview.`,
+      ...rejected(400, "unsupported_parameter"),
+    },
+    type: { type: "string", enum: [...TYPES], default: "auto", description: "Accepted for compatibility; does not change the result.", ...rejected(400, "unsupported_parameter") },
+    format: { type: "string", enum: [...FORMATS], default: "auto", description: "The result is always PNG.", ...rejected(400, "unsupported_parameter") },
+    semitransparency: {
+      type: "string",
+      enum: [...TRUE_WORDS, ...FALSE_WORDS],
+      default: "true",
+      description: "Keep soft (partly transparent) edges. Any case.",
+      ...rejected(400, "invalid_parameter"),
+    },
+    crop: {
+      type: "string",
+      enum: [...FALSE_WORDS],
+      description: "Cropping is not supported: omit it or send false (`true` is refused). Any case.",
+      ...rejected(400, "unsupported_parameter"),
+    },
+    crop_margin: { not: {}, description: "Not supported.", ...rejected(400, "invalid_parameter") },
+    image_url: { not: {}, description: "Not supported: send the image as image_file.", ...rejected(400, "unsupported_parameter") },
+    image_file_b64: { not: {}, description: "Not supported: send the image as image_file.", ...rejected(400, "unsupported_parameter") },
+  },
+};

@@ -1,0 +1,153 @@
+// Drives one scenario with autocannon's programmatic API against a running server and
+// reads back what the server itself recorded: the request log (status and error code
+// of every answer it gave), and the CPU time the server and this generator process
+// used, since both share the machine's cores.
+import { readFileSync } from "node:fs";
+import { loadavg } from "node:os";
+import autocannon, { type Result } from "autocannon";
+import type { Db } from "../../src/db/index.ts";
+
+export interface Scenario {
+  name: string;
+  connections: number;
+  /** Headers and body of connection `i` (e.g. its own org's key). */
+  connection(i: number): { headers: Record<string, string>; body: Uint8Array };
+  /** Extra headers per request (e.g. a different client address each time). */
+  perRequest?: (n: number) => Record<string, string>;
+  /** Answers ("200", "429 rate_limited", …) this scenario may produce; anything else is a failure. */
+  expected: readonly string[];
+  /** The fixed delay inside each answer (the stub model's), subtracted for "added" latency. */
+  baseDelayMs: number;
+  target: { reqPerSec: number; addedP99Ms?: number };
+}
+
+export interface ScenarioResult {
+  name: string;
+  seconds: number;
+  reqPerSec: number;
+  p50: number;
+  p99: number;
+  addedP99?: number;
+  /** What the server logged, by "status code" label. */
+  answers: Record<string, number>;
+  /** Labels outside `expected`. */
+  unexpected: string[];
+  /** What the generator saw: responses by status, and transport errors/timeouts. */
+  client: { byStatus: Record<string, number>; errors: number; timeouts: number };
+  /** CPU seconds per wall second: 1.0 = one core busy. */
+  cpu: { server: number; generator: number };
+  load1: number;
+  target: Scenario["target"];
+  met: boolean;
+}
+
+/** Answer counts by label from the request log, for diffing before/after a run. */
+export async function logCounts(db: Db): Promise<Record<string, number>> {
+  const rows = await db.query<{ status: number; error_code: string | null; n: number }>(
+    "SELECT status, error_code, count(*)::int AS n FROM request_log GROUP BY status, error_code",
+  );
+  const out: Record<string, number> = {};
+  for (const r of rows) out[r.error_code ? `${r.status} ${r.error_code}` : String(r.status)] = r.n;
+  return out;
+}
+
+const total = (c: Record<string, number>) => Object.values(c).reduce((a, b) => a + b, 0);
+
+/** The log counts once two reads 300 ms apart agree (at most ~10 s). */
+async function quietLog(db: Db): Promise<Record<string, number>> {
+  let last = await logCounts(db);
+  for (let i = 0; i < 30; i++) {
+    await new Promise((r) => setTimeout(r, 300));
+    const next = await logCounts(db);
+    if (total(next) === total(last)) return next;
+    last = next;
+  }
+  return last;
+}
+
+function diff(after: Record<string, number>, before: Record<string, number>): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const [k, v] of Object.entries(after)) if (v - (before[k] ?? 0) > 0) out[k] = v - (before[k] ?? 0);
+  return out;
+}
+
+/** user + system CPU seconds of a process, from /proc (Linux). */
+export function processCpuSeconds(pid: number): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    // Fields after the ")" that ends the command name; utime and stime are the 12th and 13th.
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    return (Number(fields[11]) + Number(fields[12])) / 100; // USER_HZ is 100 on Linux
+  } catch {
+    return NaN;
+  }
+}
+
+export async function runScenario(
+  s: Scenario,
+  o: { url: string; serverPid: number; db: Db; seconds: number; settle: () => Promise<void> },
+): Promise<ScenarioResult> {
+  const before = await logCounts(o.db);
+  const serverCpu0 = processCpuSeconds(o.serverPid);
+  const genCpu0 = process.cpuUsage();
+  const wall0 = performance.now();
+
+  let conn = 0;
+  let reqNo = 0;
+  const first = s.connection(0);
+  const result: Result = await autocannon({
+    url: `${o.url}/v1.0/removebg`,
+    method: "POST",
+    connections: s.connections,
+    duration: o.seconds,
+    timeout: 30,
+    headers: first.headers,
+    body: Buffer.from(first.body),
+    setupClient: (client) => {
+      const c = s.connection(conn++);
+      client.setHeadersAndBody(c.headers, Buffer.from(c.body));
+    },
+    ...(s.perRequest
+      ? {
+          requests: [
+            {
+              // Per-request headers; the connection's own headers are kept underneath.
+              setupRequest: (req) => ({ ...req, headers: { ...req.headers, ...s.perRequest!(reqNo++) } }),
+            },
+          ],
+        }
+      : {}),
+  });
+  const wall = (performance.now() - wall0) / 1000;
+  const genCpu = process.cpuUsage(genCpu0);
+  const serverCpu = processCpuSeconds(o.serverPid) - serverCpu0;
+  // Requests still in flight when autocannon stopped finish on the server; wait for
+  // them (permits given back, and the log no longer growing) so they count here and
+  // not in the next scenario.
+  await o.settle();
+  const answers = diff(await quietLog(o.db), before);
+
+  const byStatus: Record<string, number> = {};
+  for (const [code, v] of Object.entries(result.statusCodeStats ?? {})) byStatus[code] = v.count;
+  const completed = Object.values(byStatus).reduce((a, b) => a + b, 0);
+  const reqPerSec = completed / result.duration;
+  const addedP99 = s.target.addedP99Ms === undefined ? undefined : result.latency.p99 - s.baseDelayMs;
+  const unexpected = Object.keys(answers).filter((k) => !s.expected.includes(k));
+  const met =
+    reqPerSec >= s.target.reqPerSec && (s.target.addedP99Ms === undefined || (addedP99 ?? Infinity) < s.target.addedP99Ms);
+  return {
+    name: s.name,
+    seconds: result.duration,
+    reqPerSec,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    addedP99,
+    answers,
+    unexpected,
+    client: { byStatus, errors: result.errors, timeouts: result.timeouts },
+    cpu: { server: serverCpu / wall, generator: (genCpu.user + genCpu.system) / 1e6 / wall },
+    load1: loadavg()[0],
+    target: s.target,
+    met,
+  };
+}
