@@ -5,7 +5,7 @@
 // parameter values and query strings. Valid-looking requests stay common, so the paid
 // path (hold, product, capture) runs often enough to be checked for "charged once".
 import fc from "fast-check";
-import type { Mutated } from "./image-mutations.ts";
+import { concat, type Mutated } from "./image-mutations.ts";
 
 export type KeyChoice = "live" | "test" | "none" | "garbage" | "near-miss" | "wrong-kind" | "empty";
 
@@ -32,16 +32,6 @@ export interface FuzzRequest {
 
 const enc = new TextEncoder();
 const bytes = (s: string) => enc.encode(s);
-
-function concat(parts: Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.length;
-  }
-  return out;
-}
 
 /** Header-safe text: what a client could put in a header value (no CR, LF or NUL). */
 const headerText = (max: number) =>
@@ -95,7 +85,7 @@ export function frameMultipart(parts: Part[], f: Framing): Uint8Array {
     out.push(bytes(nl));
   }
   if (f.closing) out.push(bytes(`--${f.boundary}--${nl}`));
-  return concat(out);
+  return concat(...out);
 }
 
 function partsArb(images: fc.Arbitrary<Uint8Array>): fc.Arbitrary<Part[]> {

@@ -20,7 +20,8 @@ const le32 = (b: Uint8Array, at: number, v: number) => new DataView(b.buffer, b.
 const le16 = (b: Uint8Array, at: number, v: number) => new DataView(b.buffer, b.byteOffset, b.byteLength).setUint16(at, v & 0xffff, true);
 const ascii = (s: string) => Uint8Array.from(s, (c) => c.charCodeAt(0));
 
-function concat(...parts: Uint8Array[]): Uint8Array {
+/** The parts one after another, in a new buffer. */
+export function concat(...parts: Uint8Array[]): Uint8Array {
   const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
   let at = 0;
   for (const p of parts) {

@@ -13,6 +13,7 @@ import { assertSettled, ledgerSummary } from "../support/money-checks.ts";
 import { sendRemovebg } from "../support/removebg-request.ts";
 import { adminClient, over, setUpCustomer, startServer, stopAll, type ServerProcess } from "../support/server-process.ts";
 import { EMBEDDED, openStack, type OpenedStack } from "../support/stacks.ts";
+import { poll } from "../support/poll.ts";
 
 const FULL_IMAGE = fixture("photos/astronaut.png"); // 512×512: a full-tier output, 110 KRW
 const FULL = 110;
@@ -27,16 +28,6 @@ function fireFullCall(server: ServerProcess, key: string): Promise<unknown> {
     (err: unknown) => ({ connectionError: err instanceof Error ? err.message : String(err) }),
   );
   return p;
-}
-
-async function poll<T>(what: string, read: () => Promise<T>, done: (v: T) => boolean, timeoutMs = 20_000): Promise<T> {
-  const until = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await read();
-    if (done(v)) return v;
-    if (Date.now() > until) throw new Error(`timed out waiting for ${what}; last: ${JSON.stringify(v)}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
 }
 
 describe("gateway killed after reserve [embedded]", { skip: EMBEDDED.skip, timeout: 120_000 }, () => {

@@ -16,6 +16,7 @@ import { GLOBAL_KEY, heldPermits, orgLiveKey } from "../support/permits.ts";
 import { outcomeOf, sendRemovebg, type Outcome } from "../support/removebg-request.ts";
 import { adminClient, over, setUpCustomer, startServer, stopAll, type ServerProcess } from "../support/server-process.ts";
 import { STACKS, openStack, type OpenedStack } from "../support/stacks.ts";
+import { poll } from "../support/poll.ts";
 
 const IMAGE = fixture("images/orient-upright.png"); // 64×48: preview tier, 22 KRW
 const PREVIEW = 22;
@@ -23,16 +24,6 @@ const CREDIT = 1000;
 // A Redis database number no other suite uses (see test/support/stacks.ts).
 const REDIS_DB = 8;
 const GLOBAL_MAX = 32; // the default GLOBAL_CONCURRENCY
-
-async function poll<T>(what: string, read: () => Promise<T>, done: (v: T) => boolean, timeoutMs = 30_000): Promise<T> {
-  const until = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await read();
-    if (done(v)) return v;
-    if (Date.now() > until) throw new Error(`timed out waiting for ${what}; last: ${JSON.stringify(v)}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
 
 /** Opens a brand-new TCP connection (never a pooled keep-alive one): "refused" or "connected". */
 function tryConnect(url: string): Promise<string> {
@@ -85,7 +76,7 @@ for (const stack of STACKS) {
       const admin = adminClient(server.url);
       const c = await setUpCustomer(admin, { creditKrw: CREDIT });
       const call: Promise<Outcome> = sendRemovebg(over(server.url), c.liveKey, { image_file: IMAGE, size: "preview" }).then(outcomeOf);
-      await poll("the hold", () => admin("GET", `/orgs/${c.orgId}`), (r) => r.json.availableKrw === CREDIT - PREVIEW);
+      await poll("the hold", () => admin("GET", `/orgs/${c.orgId}`), (r) => r.json.availableKrw === CREDIT - PREVIEW, 30_000);
       return { c, call };
     }
 
@@ -94,7 +85,7 @@ for (const stack of STACKS) {
       const { c, call } = await paidCallInFlight(server);
 
       process.kill(server.pid, "SIGTERM");
-      await poll("the shutdown to start", async () => hasLine(server, "shutting down"), Boolean);
+      await poll("the shutdown to start", async () => hasLine(server, "shutting down"), Boolean, 30_000);
       assert.equal(await tryConnect(server.url), "refused", "the listening socket is closed at once");
 
       const answer = await call;

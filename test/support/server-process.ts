@@ -25,6 +25,8 @@ export interface StartOptions {
   /** Wait for /readyz (models warm, stores reachable); default true. */
   waitReady?: boolean;
   timeoutMs?: number;
+  /** The program that starts the service; default `node --import tsx src/main.ts`. */
+  command?: { file: string; args: string[] };
 }
 
 /**
@@ -40,7 +42,8 @@ export async function startServer(env: Record<string, string>, o: StartOptions =
     if (v === undefined || k.startsWith("NODE_TEST") || k === "DATABASE_URL" || k === "REDIS_URL") continue;
     base[k] = v;
   }
-  const child: ChildProcess = spawn(process.execPath, ["--import", "tsx", "src/main.ts"], {
+  const command = o.command ?? { file: process.execPath, args: ["--import", "tsx", "src/main.ts"] };
+  const child: ChildProcess = spawn(command.file, command.args, {
     cwd: REPO_ROOT,
     env: {
       ...base,
