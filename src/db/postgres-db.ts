@@ -73,17 +73,20 @@ export function openPostgres(url: string, max = 10, o: PostgresOptions = {}): Db
   return wrapPool(pool);
 }
 
+/** One statement on a pool or a checked-out client; driver errors become store errors. */
+async function rowsOf<T>(on: pg.Pool | pg.PoolClient, text: string, params: unknown[] = []): Promise<T[]> {
+  try {
+    return (await on.query(text, params)).rows as T[];
+  } catch (err) {
+    throw storeError(err);
+  }
+}
+
 function wrapPool(pool: pg.Pool): Db {
   let closed = false;
   return {
     kind: "postgres",
-    async query<T>(text: string, params: unknown[] = []): Promise<T[]> {
-      try {
-        return (await pool.query(text, params)).rows as T[];
-      } catch (err) {
-        throw storeError(err);
-      }
-    },
+    query: (text, params) => rowsOf(pool, text, params),
     async transaction<T>(fn: (tx: Db) => Promise<T>): Promise<T> {
       let client: pg.PoolClient;
       try {
@@ -132,13 +135,7 @@ function wrapPool(pool: pg.Pool): Db {
 function wrapClient(client: pg.PoolClient): Db {
   const db: Db = {
     kind: "postgres",
-    async query<T>(text: string, params: unknown[] = []): Promise<T[]> {
-      try {
-        return (await client.query(text, params)).rows as T[];
-      } catch (err) {
-        throw storeError(err);
-      }
-    },
+    query: (text, params) => rowsOf(client, text, params),
     transaction: (fn) => fn(db),
     async exec(script: string): Promise<void> {
       try {

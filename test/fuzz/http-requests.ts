@@ -131,6 +131,11 @@ const contentLengthLie = fc.oneof(
   { weight: 1, arbitrary: fc.oneof(fc.constantFrom("0", "1", "12000001", "99999999999999999999", "-5", "abc", "1e3", " 7 ", "12000000"), fc.nat().map(String)) },
 );
 
+/** The fields every request kind takes unchanged from the shared `base` record. */
+function sent(r: Pick<FuzzRequest, "method" | "query" | "key" | "garbageKey" | "accept">) {
+  return { method: r.method, query: r.query, key: r.key, garbageKey: r.garbageKey, accept: r.accept };
+}
+
 /**
  * One request. `images` supplies image bytes (real fixtures and damaged ones).
  * The request kind (for the summary table) says which layer was fuzzed.
@@ -164,11 +169,7 @@ export function fuzzRequest(images: fc.Arbitrary<Mutated | Uint8Array>): fc.Arbi
       const framingKind = r.framing.newline !== "\r\n" || !r.framing.closing || !r.framing.blankAfterHeaders ? " (bad framing)" : "";
       return {
         kind: `${kind}${framingKind}${r.ctStyle === "plain" ? "" : ` [${r.ctStyle}]`}`,
-        method: r.method,
-        query: r.query,
-        key: r.key,
-        garbageKey: r.garbageKey,
-        accept: r.accept,
+        ...sent(r),
         contentLength: r.contentLength,
         contentType: ct,
         body: frameMultipart(r.parts, r.framing),
@@ -177,11 +178,7 @@ export function fuzzRequest(images: fc.Arbitrary<Mutated | Uint8Array>): fc.Arbi
   const wellFramed: Framing = { boundary: "----pd", newline: "\r\n", closing: true, preamble: false, blankAfterHeaders: true };
   const clean = fc.record({ ...base, contentLength: fc.constant(undefined), method: fc.constant("POST"), query: fc.constant(""), parts: validParts(imageBytes) }).map((r) => ({
     kind: "valid form",
-    method: r.method,
-    query: r.query,
-    key: r.key,
-    garbageKey: r.garbageKey,
-    accept: r.accept,
+    ...sent(r),
     contentLength: undefined,
     contentType: `multipart/form-data; boundary=${wellFramed.boundary}`,
     body: frameMultipart(r.parts, wellFramed),
@@ -198,11 +195,7 @@ export function fuzzRequest(images: fc.Arbitrary<Mutated | Uint8Array>): fc.Arbi
     })
     .map((r) => ({
       kind: `not multipart (${r.ct ?? "no type"})`,
-      method: r.method,
-      query: r.query,
-      key: r.key,
-      garbageKey: r.garbageKey,
-      accept: r.accept,
+      ...sent(r),
       contentLength: r.contentLength,
       contentType: r.ct,
       body: r.body,
