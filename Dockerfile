@@ -14,15 +14,17 @@ WORKDIR /app
 # onnxruntime-node's install script fetches CUDA provider binaries on some hosts; its CPU
 # binaries are inside the npm package already. Skipped here and in .npmrc.
 ENV ONNXRUNTIME_NODE_INSTALL=skip
-# Only what npm ci and its postinstall (scripts/assemble-models.mjs) read, so source
-# edits do not invalidate the cached dependency layer.
+# Only what npm ci and its prepare step (scripts/assemble-models.mjs, which runs
+# src/assets/assemble.ts) read, so other source edits do not invalidate the cached
+# dependency layer.
 COPY package.json package-lock.json .npmrc ./
 COPY scripts/assemble-models.mjs ./scripts/
+COPY src/assets/assemble.ts ./src/assets/
 COPY models/manifest.json ./models/
 COPY wasm/README.md ./wasm/
 # Production dependencies only. tsx is one of them on purpose: the service runs its
 # TypeScript through tsx's loader (CMD below); typescript, deno, playwright-core and the
-# test tools are devDependencies and stay out. postinstall assembles models/*.onnx,
+# test tools are devDependencies and stay out. prepare assembles models/*.onnx,
 # checking every chunk and the whole file by sha256; a mismatch fails the build.
 RUN npm ci --omit=dev --no-audit --no-fund
 # Verify again with a read-only check (assemble-models repairs; this one only fails).

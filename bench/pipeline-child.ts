@@ -5,7 +5,7 @@ import { createAdmission } from "../src/product/admission.ts";
 import { createProductApp, PRODUCT_PATH } from "../src/product/app.ts";
 import { createEngine } from "../src/product/engine.ts";
 import { createByteBudget } from "../src/http/byte-budget.ts";
-import { PACKAGE_MODELS_DIR, PACKAGE_WASM_DIR } from "../src/wiring/paths.ts";
+import { PACKAGE_MODELS_DIR, PACKAGE_WASM_DIR } from "../src/assets/paths.ts";
 import { benchInputs } from "./inputs.ts";
 
 const cfg = JSON.parse(process.argv[2]) as { backend: "wasm" | "native"; threads: number; runs: number; model: string };

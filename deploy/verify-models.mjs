@@ -1,6 +1,6 @@
 // Build-time check for the container image: every model in models/manifest.json is
-// present with the manifest's size and sha256. scripts/assemble-models.mjs already checks
-// while it assembles (npm ci's postinstall), but it repairs what it finds wrong; this
+// present with the manifest's size and sha256. scripts/assemble-models.mjs (src/assets/assemble.ts) already checks
+// while it assembles (npm ci's prepare step), but it repairs what it finds wrong; this
 // script only reads and fails, so a build can never ship a model nobody verified.
 //
 // Usage: node deploy/verify-models.mjs [project dir]   (default: the current directory)

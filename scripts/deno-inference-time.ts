@@ -6,7 +6,7 @@
 import { loadavg } from "node:os";
 import { resolveModel } from "../src/inference/manifest.ts";
 import { createMaskSession, warmUp } from "../src/inference/session.ts";
-import { PACKAGE_MODELS_DIR, PACKAGE_WASM_DIR } from "../src/wiring/paths.ts";
+import { PACKAGE_MODELS_DIR, PACKAGE_WASM_DIR } from "../src/assets/paths.ts";
 
 const [backendArg = "wasm", threadsArg = "2", runsArg = "3"] = process.argv.slice(2);
 const backend = backendArg as "wasm" | "webgpu" | "auto";

@@ -22,6 +22,13 @@ if (files.length === 0) {
   console.error("no test files found");
   process.exit(1);
 }
+// The tests import the package by its name ("pixeldrop", "pixeldrop/client"), which
+// resolves into dist/: build it first, so a test never runs against stale output.
+const build = spawnSync(process.execPath, [fileURLToPath(new URL("./build.mjs", import.meta.url))], { stdio: "inherit" });
+if (build.status !== 0) {
+  console.error("build failed: not running the tests");
+  process.exit(1);
+}
 const result = spawnSync(
   process.execPath,
   ["--import", "tsx", "--test", "--test-concurrency=1", "--test-reporter=spec", ...files],

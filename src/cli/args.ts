@@ -10,11 +10,13 @@ export const DEFAULT_BASE_URL = "http://127.0.0.1:8080";
 export const USAGE = `usage: pixeldrop remove <file-or-folder>... [-o <dir>] [--size ${SIZES.join("|")}]
                         [--model small|medium|<file.onnx>] [--backend auto|wasm|native] [--threads N]
                         [--api-key <key>] [--base-url <url>]
+       pixeldrop assemble [small|medium]...
 
 Removes the background of each image (JPEG, PNG, WebP; folders are searched, not
 recursively) and writes <name>.png into the output folder (default ./cutouts).
 Locally by default; with --api-key (or PD_API_KEY) through the service at --base-url
-(or PD_BASE_URL, default ${DEFAULT_BASE_URL}), billed to that key.`;
+(or PD_BASE_URL, default ${DEFAULT_BASE_URL}), billed to that key.
+\`assemble\` builds the model files now (checked by sha256) instead of on first use.`;
 
 export interface RemoveArgs {
   inputs: string[];

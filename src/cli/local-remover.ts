@@ -1,31 +1,33 @@
-// The service's pipeline run in this process on the chosen model and backend.
-import { availableParallelism } from "node:os";
-import { resolveModel } from "../inference/manifest.ts";
-import { createMaskSession } from "../inference/session.ts";
-import { runPipeline } from "../product/pipeline.ts";
-import { PACKAGE_MODELS_DIR, PACKAGE_WASM_DIR } from "../wiring/paths.ts";
+// Local mode: the library's remover (src/library/), the same engine, pipeline and worker
+// pool as the service, with inference in a worker thread so the progress bar keeps moving.
+import { ImageError } from "../library/errors.ts";
+import { createRemover } from "../library/remover.ts";
+import { messageOf } from "../inference/errors.ts";
 import type { RemoveArgs } from "./args.ts";
 import type { Remover } from "./remover.ts";
 
 export async function createLocalRemover(a: RemoveArgs): Promise<{ ok: true; remover: Remover } | { ok: false; message: string }> {
-  const model = await resolveModel({ model: a.model, modelsDir: PACKAGE_MODELS_DIR });
-  if (!model.ok) return { ok: false, message: model.title };
-  const session = await createMaskSession({
-    model: model.entry,
-    modelPath: model.path,
-    backend: a.backend,
-    threads: a.threads ?? availableParallelism(),
-    wasmDir: PACKAGE_WASM_DIR,
-  });
+  let remover;
+  try {
+    remover = await createRemover({ model: a.model, backend: a.backend, threads: a.threads });
+  } catch (err) {
+    return { ok: false, message: messageOf(err) };
+  }
   return {
     ok: true,
     remover: {
       async remove(image) {
-        const result = await runPipeline({ image, size: a.size, semitransparency: true }, session);
-        return result.ok ? { ok: true, png: result.png } : { ok: false, message: result.title };
+        try {
+          const cut = await remover.remove(image, { size: a.size });
+          return { ok: true, png: cut.png };
+        } catch (err) {
+          // A bad image fails that file only; an engine failure ends the batch.
+          if (err instanceof ImageError) return { ok: false, message: err.title };
+          return { ok: false, message: messageOf(err), stop: true };
+        }
       },
-      describe: () => `backend ${session.backend}`,
-      close: () => session.dispose(),
+      describe: () => `backend ${remover.backend}`,
+      close: () => remover.dispose(),
     },
   };
 }

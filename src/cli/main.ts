@@ -9,6 +9,7 @@ import { createProgress } from "./progress.ts";
 import type { Remover } from "./remover.ts";
 
 export async function main(argv: string[], log: (s: string) => void = (s) => console.error(s), env: Env = process.env): Promise<number> {
+  if (argv[0] === "assemble") return (await import("./assemble-command.ts")).assembleCommand(argv.slice(1), log);
   const parsed = parseRemoveArgs(argv, env);
   if (!parsed.ok) {
     if (parsed.message) log(`pixeldrop: ${parsed.message}`);

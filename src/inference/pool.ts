@@ -42,7 +42,12 @@ export interface PoolStats {
 
 export interface WorkerPool<Job, Out> {
   ready(): Promise<PoolInfo>;
-  run(job: Job, transfer?: TransferList): Promise<Out>;
+  /**
+   * `signal`: aborting removes a queued job and rejects with the signal's reason; a job a
+   * worker has already begun is rejected at once too, but the worker finishes it (a model
+   * run cannot be interrupted) and its result is dropped.
+   */
+  run(job: Job, transfer?: TransferList, signal?: AbortSignal): Promise<Out>;
   stats(): PoolStats;
   dispose(): Promise<void>;
 }
@@ -100,7 +105,7 @@ export function createWorkerPool<Job, Out>(opts: PoolOptions): WorkerPool<Job, O
   function spawn(slot: Slot): void {
     const worker = new Worker(BOOTSTRAP, { workerData: envelope });
     slot.worker = worker;
-    slot.state = "starting";
+    setState(slot, "starting");
     slot.startTimer = setTimeout(() => {
       if (slot.worker !== worker) return;
       startFailed(slot, `worker did not become ready within ${startTimeoutMs} ms`);
@@ -112,7 +117,7 @@ export function createWorkerPool<Job, Out>(opts: PoolOptions): WorkerPool<Job, O
       switch (msg.type) {
         case "ready":
           clearTimeout(slot.startTimer);
-          slot.state = "idle";
+          setState(slot, "idle");
           slot.info = msg.info;
           slot.failedStarts = 0;
           onWorkerReady();
@@ -126,7 +131,7 @@ export function createWorkerPool<Job, Out>(opts: PoolOptions): WorkerPool<Job, O
           const job = slot.job;
           if (!job || job.id !== msg.id) return;
           slot.job = undefined;
-          if (slot.state === "busy") slot.state = "idle";
+          if (slot.state === "busy") setState(slot, "idle");
           if (msg.type === "result") job.resolve(msg.result);
           else job.reject(errorFrom("inference_failed", msg.error));
           dispatch();
@@ -182,6 +187,21 @@ export function createWorkerPool<Job, Out>(opts: PoolOptions): WorkerPool<Job, O
     slot.restartTimer = setTimeout(() => {
       if (!disposing) spawn(slot);
     }, delay);
+    // A pool with no worker left must not keep an otherwise finished process alive.
+    slot.restartTimer.unref?.();
+  }
+
+  /**
+   * A worker keeps the process alive only while it starts or works: an idle pool that its
+   * owner forgot to dispose must not hang the process (a library user's script or test
+   * run would never exit). Node terminates unreferenced workers at exit.
+   */
+  function setState(slot: Slot, state: Slot["state"]): void {
+    slot.state = state;
+    const worker = slot.worker;
+    if (!worker) return;
+    if (state === "starting" || state === "busy" || state === "closing") worker.ref?.();
+    else worker.unref?.();
   }
 
   function fail(err: Error): void {
@@ -213,14 +233,14 @@ export function createWorkerPool<Job, Out>(opts: PoolOptions): WorkerPool<Job, O
       if (queue.length === 0) return;
       if (slot.state !== "idle" || !slot.worker) continue;
       const job = queue.shift()!;
-      slot.state = "busy";
+      setState(slot, "busy");
       slot.job = job;
       try {
         slot.worker.postMessage({ type: "job", id: job.id, job: job.job } satisfies ToWorker, job.transfer);
       } catch (err) {
         // The job could not be cloned: nothing reached the worker, which stays free.
         slot.job = undefined;
-        slot.state = "idle";
+        setState(slot, "idle");
         job.reject(new InferenceError("inference_failed", `cannot send the job to a worker: ${messageOf(err)}`, { cause: err }));
       }
     }
@@ -236,7 +256,7 @@ export function createWorkerPool<Job, Out>(opts: PoolOptions): WorkerPool<Job, O
     try {
       if (slot.job) await Promise.race([slot.job.done, deadline]);
       if (slot.state === "idle") {
-        slot.state = "closing";
+        setState(slot, "closing");
         const closed = new Promise<void>((resolve) => {
           slot.onClosed = resolve;
           worker.once("exit", () => resolve());
@@ -256,20 +276,30 @@ export function createWorkerPool<Job, Out>(opts: PoolOptions): WorkerPool<Job, O
 
   return {
     ready: () => readyPromise,
-    run(job, transfer) {
+    run(job, transfer, signal) {
       if (disposing) return Promise.reject(new InferenceError("shutting_down", "the inference pool is closed"));
       if (failure) return Promise.reject(failure);
+      if (signal?.aborted) return Promise.reject(signal.reason);
       return new Promise<Out>((resolve, reject) => {
         let markDone!: () => void;
         const done = new Promise<void>((r) => (markDone = r));
-        queue.push({
+        const onAbort = () => {
+          const at = queue.indexOf(pending);
+          if (at >= 0) queue.splice(at, 1);
+          markDone();
+          reject(signal!.reason);
+        };
+        const settled = () => signal?.removeEventListener("abort", onAbort);
+        const pending: Pending = {
           id: nextId++,
           job,
           transfer,
           done,
-          resolve: (out) => (markDone(), resolve(out as Out)),
-          reject: (err) => (markDone(), reject(err)),
-        });
+          resolve: (out) => (settled(), markDone(), resolve(out as Out)),
+          reject: (err) => (settled(), markDone(), reject(err)),
+        };
+        signal?.addEventListener("abort", onAbort, { once: true });
+        queue.push(pending);
         dispatch();
       });
     },

@@ -1,6 +1,7 @@
 // The removal engine: a pool of workers, each with one model session, running the
 // whole pipeline. Built once at start; warming happens in the background so the HTTP
 // server can answer /healthz (and 503 service_not_ready) meanwhile.
+import { moduleBeside } from "../inference/module-url.ts";
 import { createWorkerPool, type WorkerPool } from "../inference/pool.ts";
 import type { createMaskSession } from "../inference/session.ts";
 import type { PipelineJob, PipelineResult } from "./pipeline.ts";
@@ -22,14 +23,18 @@ export interface Engine {
   /** Resolves when every worker has its warm session; rejects if they cannot start. */
   whenReady(): Promise<void>;
   state(): EngineState;
-  run(job: PipelineJob): Promise<PipelineResult>;
+  /**
+   * The job's image buffer moves to the worker: pass a buffer nobody else reads. `signal`
+   * withdraws a queued job (see WorkerPool.run).
+   */
+  run(job: PipelineJob, signal?: AbortSignal): Promise<PipelineResult>;
   dispose(): Promise<void>;
 }
 
 export function createEngine(opts: { poolSize: number; session: SessionSettings; startTimeoutMs?: number }): Engine {
   const pool: WorkerPool<PipelineJob, PipelineResult> = createWorkerPool<PipelineJob, PipelineResult>({
     size: opts.poolSize,
-    workerUrl: new URL("./pipeline-worker.ts", import.meta.url),
+    workerUrl: moduleBeside(import.meta.url, "./pipeline-worker"),
     workerData: opts.session,
     startTimeoutMs: opts.startTimeoutMs ?? 300_000,
   });
@@ -56,9 +61,8 @@ export function createEngine(opts: { poolSize: number; session: SessionSettings;
       const s = pool.stats();
       return { ready, failed, backend: backend ?? s.backend, poolSize: s.size, busy: s.busy, queued: s.queued, warmUpMs };
     },
-    run(job) {
-      // The image buffer moves to the worker; the caller must not reuse it.
-      return pool.run(job, [job.image.buffer as ArrayBuffer]);
+    run(job, signal) {
+      return pool.run(job, [job.image.buffer as ArrayBuffer], signal);
     },
     dispose: () => pool.dispose(),
   };

@@ -11,7 +11,8 @@ export function createInlineEngine(session: MaskSession): Engine {
   return {
     whenReady: () => Promise.resolve(),
     state: () => ({ ready: !disposed, backend: session.backend, poolSize: 1, busy, queued: 0 }),
-    async run(job) {
+    async run(job, signal) {
+      signal?.throwIfAborted();
       busy++;
       try {
         return await runPipeline(job, session);

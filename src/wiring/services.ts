@@ -6,15 +6,14 @@ import { createBilling, createRequestLog, createTestQuota, type Billing, type Re
 import type { Config } from "../config.ts";
 import { migrate, openDb, type Db } from "../db/index.ts";
 import { createByteBudget, type ByteBudget } from "../http/byte-budget.ts";
-import { resolveModel } from "../inference/manifest.ts";
 import { createKeyService, loadOrCreatePepper, type KeyService } from "../keys/index.ts";
 import { createLimiter, type Limiter } from "../limits/index.ts";
 import { createMailer, type Mailer } from "../mail/index.ts";
 import { createMetrics, type Metrics } from "../metrics/index.ts";
 import { createSandboxProvider, type PaymentProvider } from "../payments/index.ts";
 import { createAdmission, type Admission } from "../product/admission.ts";
-import { createEngine, type Engine } from "../product/engine.ts";
-import { PACKAGE_MODELS_DIR, PACKAGE_WASM_DIR } from "./paths.ts";
+import type { Engine } from "../product/engine.ts";
+import { openEngine } from "../library/open-engine.ts";
 
 export interface Services {
   config: Config;
@@ -101,19 +100,15 @@ export async function createServices(config: Config, opts: ServiceOptions): Prom
   };
 }
 
-async function buildEngine(config: Config): Promise<Engine> {
-  const model = await resolveModel({ model: config.MODEL, modelsDir: config.MODELS_DIR ?? PACKAGE_MODELS_DIR });
-  if (!model.ok) throw new Error(model.title);
-  return createEngine({
-    poolSize: config.POOL_SIZE,
-    session: {
-      model: model.entry,
-      modelPath: model.path,
-      backend: config.INFERENCE_BACKEND,
-      threads: config.THREADS_PER_SESSION,
-      wasmDir: PACKAGE_WASM_DIR,
-      stubDelayMs: config.STUB_DELAY_MS,
-    },
+/** The library's engine (src/library/open-engine.ts), sized and placed by the config. */
+function buildEngine(config: Config): Promise<Engine> {
+  return openEngine({
+    model: config.MODEL,
+    modelsDir: config.MODELS_DIR,
+    backend: config.INFERENCE_BACKEND,
+    threads: config.THREADS_PER_SESSION,
+    workers: config.POOL_SIZE,
+    stubDelayMs: config.STUB_DELAY_MS,
   });
 }
 

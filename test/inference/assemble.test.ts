@@ -18,9 +18,18 @@ const RUNTIME = [
 ];
 const sha = (b: Uint8Array) => createHash("sha256").update(b).digest("hex");
 
-function fakeProject(opts: { manifestSha?: string } = {}) {
-  const root = mkdtempSync(join(tmpdir(), "pd-assemble-"));
-  const pkg = join(root, "node_modules", "@imgly", "background-removal-data");
+/**
+ * A throwaway package with a fake data package (three chunks), fake runtime files and a
+ * manifest. `hoisted`: the package sits in a consumer's node_modules/ and its dependencies
+ * were hoisted beside it, as npm installs a tarball.
+ */
+function fakeProject(opts: { manifestSha?: string; hoisted?: boolean } = {}) {
+  const top = mkdtempSync(join(tmpdir(), "pd-assemble-"));
+  const root = opts.hoisted ? join(top, "node_modules", "pixeldrop") : top;
+  const deps = join(top, "node_modules");
+  mkdirSync(root, { recursive: true });
+  writeFileSync(join(root, "package.json"), JSON.stringify({ name: "pixeldrop", version: "0.0.0", type: "module" }));
+  const pkg = join(deps, "@imgly", "background-removal-data");
   mkdirSync(join(pkg, "dist"), { recursive: true });
   writeFileSync(join(pkg, "package.json"), JSON.stringify({ name: "@imgly/background-removal-data", version: "9.9.9" }));
   const chunks = [randomBytes(1000), randomBytes(1000), randomBytes(517)];
@@ -35,8 +44,10 @@ function fakeProject(opts: { manifestSha?: string } = {}) {
   writeFileSync(join(pkg, "dist", "resources.json"), JSON.stringify({ "/models/tiny": { chunks: entries, size: offset, mime: "x" } }));
   const whole = Buffer.concat(chunks);
 
-  const ort = join(root, "node_modules", "onnxruntime-web", "dist");
+  const ort = join(deps, "onnxruntime-web", "dist");
   mkdirSync(ort, { recursive: true });
+  writeFileSync(join(deps, "onnxruntime-web", "package.json"), JSON.stringify({ name: "onnxruntime-web", main: "dist/ort.node.min.js" }));
+  writeFileSync(join(ort, "ort.node.min.js"), "");
   for (const f of RUNTIME) writeFileSync(join(ort, f), `runtime ${f} ${randomBytes(4).toString("hex")}`);
 
   mkdirSync(join(root, "models"));
@@ -58,7 +69,7 @@ function fakeProject(opts: { manifestSha?: string } = {}) {
     chunkPath: join(pkg, "dist", entries[1]!.hash),
     ortDir: ort,
     model: join(root, "models", "tiny.onnx"),
-    cleanup: () => rmSync(root, { recursive: true, force: true }),
+    cleanup: () => rmSync(top, { recursive: true, force: true }),
   };
 }
 
@@ -75,6 +86,18 @@ test("assembles the model from verified chunks and copies the runtime files", ()
     const r = run(p.root);
     assert.equal(r.status, 0, r.stderr);
     assert.match(r.stdout, /assembled tiny\.onnx/);
+    assert.deepEqual(readFileSync(p.model), p.whole);
+    for (const f of RUNTIME) assert.deepEqual(readFileSync(join(p.root, "wasm", f)), readFileSync(join(p.ortDir, f)));
+  } finally {
+    p.cleanup();
+  }
+});
+
+test("finds the packages hoisted above the package, as npm installs a tarball", () => {
+  const p = fakeProject({ hoisted: true });
+  try {
+    const r = run(p.root);
+    assert.equal(r.status, 0, r.stderr);
     assert.deepEqual(readFileSync(p.model), p.whole);
     for (const f of RUNTIME) assert.deepEqual(readFileSync(join(p.root, "wasm", f)), readFileSync(join(p.ortDir, f)));
   } finally {

@@ -7,7 +7,7 @@ import { createMaskSession, type MaskSession } from "../../src/inference/session
 import { resolveModel } from "../../src/inference/manifest.ts";
 import { decodeImage } from "../../src/imaging/index.ts";
 import { runPipeline } from "../../src/product/pipeline.ts";
-import { PACKAGE_MODELS_DIR, PACKAGE_WASM_DIR } from "../../src/wiring/paths.ts";
+import { PACKAGE_MODELS_DIR, PACKAGE_WASM_DIR } from "../../src/assets/paths.ts";
 import { fixture } from "../support/harness.ts";
 
 let session: MaskSession;

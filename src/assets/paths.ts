@@ -1,5 +1,6 @@
 // Folders that belong to the installed package (not to the current directory), so the
-// CLI and the service find the model and the runtime wherever they are started from.
+// library, the CLI and the service find the model and the runtime wherever they are
+// started from. src/assets/ and dist/assets/ are both two levels below the package root.
 import { fileURLToPath } from "node:url";
 
 const root = new URL("../../", import.meta.url);

@@ -1,0 +1,191 @@
+// Builds the model files from the chunked copies shipped in @imgly/background-removal-data
+// and copies the onnxruntime-web runtime files next to them. Nothing is downloaded: every
+// byte comes from installed packages and is checked by sha256 (each chunk by the hash it
+// is named by, the whole file by the manifest).
+//
+// The packages are found with Node's module resolver from `anchor` (the directory of the
+// package that needs them), so npm's hoisting is handled: the resolver walks up through
+// every node_modules/ above the anchor, as an import would. Used by the library on first
+// use (src/assets/locate.ts), by `npm ci` (scripts/assemble-models.mjs) and by the
+// `pixeldrop assemble` command for container builds.
+import { createHash } from "node:crypto";
+import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync } from "node:fs";
+import { copyFile, open, readFile } from "node:fs/promises";
+import { createRequire } from "node:module";
+import { dirname, join } from "node:path";
+
+/** The part of a manifest entry (src/inference/manifest.ts) that assembling needs. */
+export interface AssetEntry {
+  file: string;
+  sha256: string;
+  bytes: number;
+  source?: { package: string; version: string; resource: string };
+}
+export interface AssetManifest {
+  models: Record<string, AssetEntry>;
+}
+
+/** The runtime files our backends load: the plain build (wasm) and the asyncify build (webgpu). */
+export const ORT_RUNTIME_FILES = [
+  "ort-wasm-simd-threaded.mjs",
+  "ort-wasm-simd-threaded.wasm",
+  "ort-wasm-simd-threaded.asyncify.mjs",
+  "ort-wasm-simd-threaded.asyncify.wasm",
+] as const;
+
+export class AssembleError extends Error {
+  override name = "AssembleError";
+}
+
+type Say = (msg: string) => void;
+
+const sha256 = (bytes: Uint8Array) => createHash("sha256").update(bytes).digest("hex");
+
+export async function hashFile(path: string): Promise<string> {
+  const hash = createHash("sha256");
+  const fh = await open(path, "r");
+  try {
+    const buf = Buffer.allocUnsafe(8 * 1024 * 1024);
+    for (;;) {
+      const { bytesRead } = await fh.read(buf, 0, buf.length, null);
+      if (bytesRead === 0) break;
+      hash.update(buf.subarray(0, bytesRead));
+    }
+  } finally {
+    await fh.close();
+  }
+  return hash.digest("hex");
+}
+
+function readJson(path: string, what: string): unknown {
+  try {
+    return JSON.parse(readFileSync(path, "utf8"));
+  } catch (err) {
+    throw new AssembleError(`cannot read ${what} at ${path}: ${(err as Error).message}`);
+  }
+}
+
+/** The installed directory of a package, as an import from `anchor` would find it. */
+function packageDir(anchor: string, pkg: string, file?: string): string {
+  const require = createRequire(join(anchor, "package.json"));
+  try {
+    return dirname(require.resolve(file ? `${pkg}/${file}` : pkg));
+  } catch (err) {
+    throw new AssembleError(`cannot find the package ${pkg} from ${anchor} (${(err as Error).message.split("\n")[0]}); is it installed?`);
+  }
+}
+
+/** Where onnxruntime-web keeps its runtime files (its dist/ folder). */
+export function ortDistDir(anchor: string): string {
+  // The package's main entry lives in dist/, beside the runtime files.
+  return packageDir(anchor, "onnxruntime-web");
+}
+
+/** True when the file exists with the manifest's size and hash. */
+export async function isIntact(path: string, entry: Pick<AssetEntry, "bytes" | "sha256">): Promise<boolean> {
+  if (!existsSync(path) || statSync(path).size !== entry.bytes) return false;
+  return (await hashFile(path)) === entry.sha256;
+}
+
+interface Resources {
+  [resource: string]: { size: number; chunks: { hash: string; offsets: [number, number] }[] } | undefined;
+}
+
+/**
+ * Writes one model from its chunks into a temporary file, then renames it into place so a
+ * reader never sees a half-written model (and two processes assembling at once both end
+ * with the same whole file).
+ */
+async function assembleModel(anchor: string, modelsDir: string, name: string, entry: AssetEntry): Promise<void> {
+  const { package: pkg, version, resource } = entry.source!;
+  const pkgDir = packageDir(anchor, pkg, "package.json");
+  const installed = (readJson(join(pkgDir, "package.json"), `${pkg} package.json`) as { version?: string }).version;
+  const resources = readJson(join(pkgDir, "dist", "resources.json"), `${pkg} resources.json`) as Resources;
+  const res = resources[resource];
+  const hint = installed === version ? "" : ` (manifest expects ${pkg}@${version}, installed is ${installed})`;
+  if (!res) throw new AssembleError(`model ${name}: ${resource} not found in ${pkg} resources.json${hint}`);
+  if (res.size !== entry.bytes) throw new AssembleError(`model ${name}: ${resource} is ${res.size} bytes, manifest says ${entry.bytes}${hint}`);
+
+  mkdirSync(modelsDir, { recursive: true });
+  const target = join(modelsDir, entry.file);
+  const temp = `${target}.tmp-${process.pid}-${Math.random().toString(36).slice(2, 8)}`;
+  const whole = createHash("sha256");
+  const out = await open(temp, "w");
+  try {
+    let expectedStart = 0;
+    for (const chunk of res.chunks) {
+      const [start, end] = chunk.offsets;
+      if (start !== expectedStart) throw new AssembleError(`model ${name}: chunk ${chunk.hash} starts at ${start}, expected ${expectedStart}`);
+      const bytes = await readFile(join(pkgDir, "dist", chunk.hash)).catch((err: Error) => {
+        throw new AssembleError(`model ${name}: chunk ${chunk.hash} missing: ${err.message}`);
+      });
+      if (bytes.length !== end - start || sha256(bytes) !== chunk.hash) {
+        throw new AssembleError(`model ${name}: chunk ${chunk.hash} is corrupt (length or sha256 mismatch)`);
+      }
+      whole.update(bytes);
+      await out.write(bytes, 0, bytes.length, start);
+      expectedStart = end;
+    }
+    if (expectedStart !== entry.bytes) throw new AssembleError(`model ${name}: chunks cover ${expectedStart} of ${entry.bytes} bytes`);
+  } catch (err) {
+    await out.close();
+    rmSync(temp, { force: true });
+    throw err;
+  }
+  await out.close();
+  const got = whole.digest("hex");
+  if (got !== entry.sha256) {
+    rmSync(temp, { force: true });
+    throw new AssembleError(`model ${name}: assembled sha256 ${got} does not match manifest ${entry.sha256}${hint}`);
+  }
+  renameSync(temp, target);
+}
+
+/** Copies a runtime file unless an identical copy is already there; true if copied. */
+async function syncRuntimeFile(fromDir: string, toDir: string, file: string): Promise<boolean> {
+  const from = join(fromDir, file);
+  const to = join(toDir, file);
+  if (!existsSync(from)) throw new AssembleError(`onnxruntime-web runtime file missing: ${from}`);
+  if (existsSync(to) && statSync(to).size === statSync(from).size && (await hashFile(to)) === (await hashFile(from))) return false;
+  const temp = `${to}.tmp-${process.pid}-${Math.random().toString(36).slice(2, 8)}`;
+  await copyFile(from, temp);
+  renameSync(temp, to);
+  return true;
+}
+
+export interface AssembleOptions {
+  /** Directory of the package that depends on the data and runtime packages. */
+  anchor: string;
+  manifest: AssetManifest;
+  modelsDir: string;
+  wasmDir: string;
+  /** Only these manifest entries (default: every entry with a source). */
+  models?: readonly string[];
+  /** Reports each file checked, built or copied. */
+  say?: Say;
+}
+
+/** Makes modelsDir and wasmDir whole; returns how many files it had to write. */
+export async function assembleAssets(opts: AssembleOptions): Promise<number> {
+  const say = opts.say ?? (() => {});
+  let written = 0;
+  for (const [name, entry] of Object.entries(opts.manifest.models)) {
+    if (!entry.source || (opts.models && !opts.models.includes(name))) continue; // operator-supplied or not asked for
+    if (await isIntact(join(opts.modelsDir, entry.file), entry)) {
+      say(`${entry.file} ok (${entry.bytes} bytes, sha256 verified)`);
+      continue;
+    }
+    await assembleModel(opts.anchor, opts.modelsDir, name, entry);
+    written++;
+    say(`assembled ${entry.file} from ${entry.source.package}@${entry.source.version} ${entry.source.resource}`);
+  }
+  const ortDist = ortDistDir(opts.anchor);
+  mkdirSync(opts.wasmDir, { recursive: true });
+  for (const file of ORT_RUNTIME_FILES) {
+    if (await syncRuntimeFile(ortDist, opts.wasmDir, file)) {
+      written++;
+      say(`copied ${file} to ${opts.wasmDir}`);
+    }
+  }
+  return written;
+}

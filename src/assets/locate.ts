@@ -1,0 +1,68 @@
+// Finds (and on first use builds) the model files and the onnxruntime-web runtime that an
+// engine needs. A working install must not depend on npm running our install script: npm
+// may block dependencies' scripts, so whatever is missing is assembled here, from the
+// installed packages, sha256-checked, into the package's own models/ and wasm/ folders,
+// or, when those cannot be written (a read-only install), into a cache folder.
+import { homedir } from "node:os";
+import { join } from "node:path";
+import { AssembleError, assembleAssets, type AssetManifest } from "./assemble.ts";
+import { PACKAGE_MODELS_DIR, PACKAGE_ROOT, PACKAGE_WASM_DIR } from "./paths.ts";
+import { loadManifest } from "../inference/manifest.ts";
+import { InferenceError, messageOf } from "../inference/errors.ts";
+
+export interface AssetDirs {
+  /** Holds the model files; the manifest is always the package's own. */
+  modelsDir: string;
+  wasmDir: string;
+}
+
+/** Errors that mean "this folder is not ours to write", not "the assets are broken". */
+const READ_ONLY = new Set(["EACCES", "EPERM", "EROFS"]);
+
+/** PIXELDROP_CACHE_DIR, else $XDG_CACHE_HOME/pixeldrop, else ~/.cache/pixeldrop. */
+export function cacheDir(env: Record<string, string | undefined> = process.env): string {
+  if (env.PIXELDROP_CACHE_DIR) return env.PIXELDROP_CACHE_DIR;
+  return join(env.XDG_CACHE_HOME || join(homedir(), ".cache"), "pixeldrop");
+}
+
+/**
+ * The folders to load `model` (a manifest name, or a path, which needs no assembling) and
+ * the runtime from, building what is missing or damaged. `modelsDir` set: an operator's
+ * folder of ready models, used as it is.
+ */
+export async function locateAssets(opts: { model: string; modelsDir?: string }): Promise<AssetDirs> {
+  const loaded = await loadManifest(join(PACKAGE_MODELS_DIR, "manifest.json"));
+  if (!loaded.ok) throw new InferenceError("model_unavailable", loaded.title);
+  const manifest: AssetManifest = loaded.manifest;
+  const named = Object.hasOwn(manifest.models, opts.model) && !opts.modelsDir;
+  const models = named ? [opts.model] : [];
+  const build = (dirs: AssetDirs) => assembleAssets({ anchor: PACKAGE_ROOT, manifest, models, ...dirs });
+
+  const own: AssetDirs = { modelsDir: opts.modelsDir ?? PACKAGE_MODELS_DIR, wasmDir: PACKAGE_WASM_DIR };
+  try {
+    await build(own);
+    return own;
+  } catch (err) {
+    if (!READ_ONLY.has((err as { code?: string }).code ?? "")) throw wrap(err);
+  }
+  const base = join(cacheDir(), versionTag(manifest, opts.model));
+  const cached: AssetDirs = { modelsDir: opts.modelsDir ?? join(base, "models"), wasmDir: join(base, "wasm") };
+  try {
+    await build(cached);
+  } catch (err) {
+    throw wrap(err, ` (the package folder is read-only, and so is ${base}: set PIXELDROP_CACHE_DIR)`);
+  }
+  return cached;
+}
+
+/** Cache folders are per model content, so two installed versions never share a file. */
+function versionTag(manifest: AssetManifest, model: string): string {
+  const entry = manifest.models[model];
+  return entry ? entry.sha256.slice(0, 16) : "runtime";
+}
+
+function wrap(err: unknown, hint = ""): InferenceError {
+  if (err instanceof InferenceError) return err;
+  const why = err instanceof AssembleError ? err.message : `cannot prepare the model files: ${messageOf(err)}`;
+  return new InferenceError("model_unavailable", why + hint, { cause: err });
+}

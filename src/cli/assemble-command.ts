@@ -1,0 +1,17 @@
+// `pixeldrop assemble [small|medium ...]`: builds the model files and the runtime now
+// (sha256-checked) instead of on first use, for container images and read-only installs.
+import { locateAssets } from "../assets/locate.ts";
+import { messageOf } from "../inference/errors.ts";
+
+export async function assembleCommand(models: string[], log: (s: string) => void): Promise<number> {
+  for (const model of models.length ? models : ["small", "medium"]) {
+    try {
+      const dirs = await locateAssets({ model });
+      log(`pixeldrop: ${model} ready in ${dirs.modelsDir} (runtime in ${dirs.wasmDir})`);
+    } catch (err) {
+      log(`pixeldrop: ${model}: ${messageOf(err)}`);
+      return 1;
+    }
+  }
+  return 0;
+}

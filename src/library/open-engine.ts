@@ -1,0 +1,42 @@
+// The one way to build a removal engine, for the library, the CLI and the service: find
+// (or assemble) the model and runtime, resolve the model, then either a pool of worker
+// threads (each with its own warm session running the whole pipeline) or, for workers
+// = 0, one session in the calling thread.
+import { locateAssets } from "../assets/locate.ts";
+import { InferenceError } from "../inference/errors.ts";
+import { resolveModel } from "../inference/manifest.ts";
+import { createMaskSession, type BackendChoice } from "../inference/session.ts";
+import { createEngine, type Engine } from "../product/engine.ts";
+import { createInlineEngine } from "../product/inline-engine.ts";
+
+export interface EngineSettings {
+  /** A manifest name or a path to an .onnx file with a manifest entry. */
+  model: string;
+  /** A folder of ready model files (the service's MODELS_DIR); default: the package's, assembled on first use. */
+  modelsDir?: string;
+  /** "stub" is the service's test double, not offered by the library. */
+  backend: BackendChoice;
+  threads: number;
+  workers: number;
+  stubDelayMs?: number;
+}
+
+/**
+ * Resolves once the engine is built. Pool workers warm up in the background (the service
+ * answers 503 meanwhile): `engine.whenReady()` says when they are done.
+ */
+export async function openEngine(s: EngineSettings): Promise<Engine> {
+  const dirs = await locateAssets({ model: s.model, modelsDir: s.modelsDir });
+  const model = await resolveModel({ model: s.model, modelsDir: dirs.modelsDir });
+  if (!model.ok) throw new InferenceError(model.code, model.title);
+  const session = {
+    model: model.entry,
+    modelPath: model.path,
+    backend: s.backend,
+    threads: s.threads,
+    wasmDir: dirs.wasmDir,
+    stubDelayMs: s.stubDelayMs,
+  };
+  if (s.workers === 0) return createInlineEngine(await createMaskSession(session));
+  return createEngine({ poolSize: s.workers, session });
+}

@@ -1,0 +1,67 @@
+// The library's options, checked once at the door: a wrong value is a RangeError or
+// TypeError naming the option and what it accepts, before any work starts.
+import { availableParallelism } from "node:os";
+import { SIZES, type Size } from "../product/params.ts";
+
+export type PublicBackend = "auto" | "wasm" | "webgpu" | "native";
+const BACKENDS: readonly PublicBackend[] = ["auto", "wasm", "webgpu", "native"];
+
+export interface RemoverOptions {
+  /** "small" (default, the service's model), "medium", or a path to an .onnx file with a manifest entry. */
+  model?: "small" | "medium" | (string & {});
+  /** "auto" (default): WebGPU when a hardware adapter exists, else WebAssembly. "native" needs onnxruntime-node. */
+  backend?: PublicBackend;
+  /** Threads per model session (WebAssembly threads or native intra-op threads). Default: the core count. */
+  threads?: number;
+  /**
+   * Worker threads, each with its own session (about 1.2 GB each for WebAssembly). Default 1:
+   * inference runs off the calling thread, so its event loop stays free. 0: in the calling thread.
+   */
+  workers?: number;
+}
+
+export interface RemoveOptions {
+  /** As the API's `size`: preview, small and regular give at most 0.25 MP; auto and full (default) the input size. */
+  size?: Size;
+  /** Soft edges (default true); false hardens the alpha to 0 or 255. */
+  semitransparency?: boolean;
+  /** Aborting rejects with the signal's reason and withdraws the job if it has not started. */
+  signal?: AbortSignal;
+}
+
+export interface EngineChoice {
+  model: string;
+  backend: PublicBackend;
+  threads: number;
+  workers: number;
+}
+
+function count(name: string, value: unknown, min: number, max: number): number {
+  if (typeof value !== "number" || !Number.isInteger(value) || value < min || value > max) {
+    throw new RangeError(`${name} must be an integer from ${min} to ${max}, got ${String(value)}`);
+  }
+  return value;
+}
+
+export function readRemoverOptions(o: RemoverOptions = {}): EngineChoice {
+  if (typeof o !== "object" || o === null) throw new TypeError("createRemover options must be an object");
+  const model = o.model ?? "small";
+  if (typeof model !== "string" || model.trim() === "") throw new TypeError("model must be small, medium or a path to an .onnx file");
+  const backend = o.backend ?? "auto";
+  if (!BACKENDS.includes(backend)) throw new RangeError(`backend must be one of ${BACKENDS.join(", ")}, got ${String(backend)}`);
+  return {
+    model: model.trim(),
+    backend,
+    threads: o.threads === undefined ? Math.max(1, availableParallelism()) : count("threads", o.threads, 1, 64),
+    workers: o.workers === undefined ? 1 : count("workers", o.workers, 0, 64),
+  };
+}
+
+export function readRemoveOptions(o: RemoveOptions = {}): { size: Size | undefined; semitransparency: boolean; signal?: AbortSignal } {
+  if (typeof o !== "object" || o === null) throw new TypeError("remove options must be an object");
+  // The API's own wording for a wrong size.
+  if (o.size !== undefined && !(SIZES as readonly string[]).includes(o.size)) throw new RangeError(`size must be one of ${SIZES.join(", ")}`);
+  if (o.semitransparency !== undefined && typeof o.semitransparency !== "boolean") throw new TypeError("semitransparency must be true or false");
+  if (o.signal !== undefined && !(o.signal instanceof AbortSignal)) throw new TypeError("signal must be an AbortSignal");
+  return { size: o.size, semitransparency: o.semitransparency ?? true, signal: o.signal };
+}

@@ -1,0 +1,79 @@
+// The library's face of the engine: createRemover / remove / dispose, and the one-shot
+// removeBackground. Same engine, pipeline and worker pool as the service and the CLI.
+import { InferenceError } from "../inference/errors.ts";
+import type { Engine } from "../product/engine.ts";
+import { ImageError } from "./errors.ts";
+import { ownBytes, type ImageInput } from "./input.ts";
+import { openEngine } from "./open-engine.ts";
+import { readRemoveOptions, readRemoverOptions, type RemoveOptions, type RemoverOptions } from "./options.ts";
+
+export interface Cutout {
+  /** RGBA PNG, background transparent. */
+  png: Uint8Array;
+  width: number;
+  height: number;
+  /** The subject's bounding box in the output (pixels with any opacity). */
+  foreground: { top: number; left: number; width: number; height: number };
+  /** Time the engine spent on this image (decode, model, compose, encode), not the wait for a worker. */
+  processingMs: number;
+}
+
+export interface Remover {
+  /** Rejects with ImageError for an image the API would refuse; the remover stays usable. */
+  remove(input: ImageInput, options?: RemoveOptions): Promise<Cutout>;
+  /** Which backend runs the model: "wasm", "webgpu" or "native". */
+  readonly backend: string;
+  /** Ends the workers and sessions; later remove() calls reject. Safe to call twice. */
+  dispose(): Promise<void>;
+  [Symbol.asyncDispose](): Promise<void>;
+}
+
+// Node 20 may lack the well-known symbol; `await using` then finds it under its registry name.
+const asyncDispose: typeof Symbol.asyncDispose = Symbol.asyncDispose ?? (Symbol.for("Symbol.asyncDispose") as typeof Symbol.asyncDispose);
+
+/** Builds the engine and waits until its sessions are warm (seconds; the model loads once). */
+export async function createRemover(options?: RemoverOptions): Promise<Remover> {
+  const choice = readRemoverOptions(options);
+  const engine = await openEngine(choice);
+  try {
+    await engine.whenReady();
+  } catch (err) {
+    await engine.dispose().catch(() => {});
+    throw err;
+  }
+  return wrapEngine(engine);
+}
+
+function wrapEngine(engine: Engine): Remover {
+  let disposed = false;
+  const dispose = async () => {
+    if (disposed) return;
+    disposed = true;
+    await engine.dispose();
+  };
+  return {
+    backend: engine.state().backend ?? "unknown",
+    async remove(input, options) {
+      const opts = readRemoveOptions(options);
+      if (disposed) throw new InferenceError("shutting_down", "the remover is disposed");
+      opts.signal?.throwIfAborted();
+      const image = await ownBytes(input);
+      const result = await engine.run({ image, size: opts.size, semitransparency: opts.semitransparency }, opts.signal);
+      if (!result.ok) throw new ImageError(result.title);
+      return { png: result.png, width: result.width, height: result.height, foreground: result.foreground, processingMs: result.processingMs };
+    },
+    dispose,
+    [asyncDispose]: dispose,
+  };
+}
+
+/** createRemover, one remove, dispose: for a single image (each call loads the model). */
+export async function removeBackground(input: ImageInput, options: RemoveOptions & RemoverOptions = {}): Promise<Cutout> {
+  const { size, semitransparency, signal, ...engineOptions } = options;
+  const remover = await createRemover(engineOptions);
+  try {
+    return await remover.remove(input, { size, semitransparency, signal });
+  } finally {
+    await remover.dispose();
+  }
+}
