@@ -18,7 +18,7 @@ function collect(path, out) {
 
 const roots = process.argv.slice(2);
 const files = (roots.length ? roots : ["test"]).flatMap((r) => collect(r, []));
-if (files.length === 0) {
+if (files.length === 0 && !roots.some((r) => r.startsWith("test/vitest"))) {
   console.error("no test files found");
   process.exit(1);
 }
@@ -29,17 +29,27 @@ if (build.status !== 0) {
   console.error("build failed: not running the tests");
   process.exit(1);
 }
-const result = spawnSync(
-  process.execPath,
-  ["--import", "tsx", "--test", "--test-concurrency=1", "--test-reporter=spec", ...files],
-  { stdio: "inherit" },
-);
-// A full run (no arguments) also runs the Deno unit suite (deno.json's "test" task) with
-// the Deno binary the `deno` devDependency installs, when it is there.
+// (With no files `node --test` would search the working directory itself: skip it.)
+const result = files.length
+  ? spawnSync(process.execPath, ["--import", "tsx", "--test", "--test-concurrency=1", "--test-reporter=spec", ...files], { stdio: "inherit" })
+  : { status: 0 };
+const ROOT = fileURLToPath(new URL("..", import.meta.url));
+const statuses = [result.status ?? 1];
+// A full run (no arguments), or `test/vitest`, runs the library's vitest suite twice: in
+// vitest's default pool (child processes) and in --pool=threads, where our inference
+// workers live inside vitest's own worker threads.
+const vitest = fileURLToPath(new URL("../node_modules/vitest/vitest.mjs", import.meta.url));
+if ((roots.length === 0 || roots.some((r) => r.startsWith("test/vitest"))) && existsSync(vitest)) {
+  for (const pool of [[], ["--pool=threads"]]) {
+    console.log(`\n== the library under vitest ${pool.join(" ") || "(default pool)"}`);
+    statuses.push(spawnSync(process.execPath, [vitest, "run", ...pool], { stdio: "inherit", cwd: ROOT }).status ?? 1);
+  }
+}
+// A full run also runs the Deno unit suite (deno.json's "test" task) with the Deno binary
+// the `deno` devDependency installs, when it is there.
 const deno = fileURLToPath(new URL("../node_modules/.bin/deno", import.meta.url));
-let denoStatus = 0;
 if (roots.length === 0 && existsSync(deno)) {
   console.log("\n== the unit suite under Deno (deno task test)");
-  denoStatus = spawnSync(deno, ["task", "test"], { stdio: "inherit", cwd: fileURLToPath(new URL("..", import.meta.url)) }).status ?? 1;
+  statuses.push(spawnSync(deno, ["task", "test"], { stdio: "inherit", cwd: ROOT }).status ?? 1);
 }
-process.exit(result.status === 0 && denoStatus === 0 ? 0 : (result.status || denoStatus || 1));
+process.exit(statuses.find((s) => s !== 0) ?? 0);

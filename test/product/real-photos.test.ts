@@ -9,6 +9,7 @@ import { decodeImage } from "../../src/imaging/index.ts";
 import { runPipeline } from "../../src/product/pipeline.ts";
 import { PACKAGE_MODELS_DIR, PACKAGE_WASM_DIR } from "../../src/assets/paths.ts";
 import { fixture } from "../support/harness.ts";
+import { alphaAt, PHOTO_CASES } from "../support/photo-masks.ts";
 
 let session: MaskSession;
 
@@ -18,21 +19,6 @@ before(async () => {
   session = await createMaskSession({ model: model.entry, modelPath: model.path, backend: "wasm", threads: 2, wasmDir: PACKAGE_WASM_DIR });
 });
 after(() => session?.dispose());
-
-/** Mean alpha of a 9x9 window around a point given as fractions of the size. */
-function alphaAt(img: { width: number; height: number; data: Uint8ClampedArray }, fx: number, fy: number): number {
-  const cx = Math.round(fx * (img.width - 1));
-  const cy = Math.round(fy * (img.height - 1));
-  let sum = 0;
-  let n = 0;
-  for (let y = Math.max(0, cy - 4); y <= Math.min(img.height - 1, cy + 4); y++) {
-    for (let x = Math.max(0, cx - 4); x <= Math.min(img.width - 1, cx + 4); x++) {
-      sum += img.data[(y * img.width + x) * 4 + 3];
-      n++;
-    }
-  }
-  return sum / n;
-}
 
 async function cutout(name: string, size: "preview" | "full") {
   const result = await runPipeline({ image: fixture(name), size, semitransparency: true }, session);
@@ -44,14 +30,7 @@ async function cutout(name: string, size: "preview" | "full") {
   return { result, image: decoded.image };
 }
 
-const cases: { name: string; subject: [number, number][]; background: [number, number][] }[] = [
-  // Portrait: face and suit opaque; the plain studio backdrop transparent.
-  { name: "photos/astronaut.png", subject: [[0.45, 0.25], [0.4, 0.7]], background: [[0.05, 0.05], [0.95, 0.05], [0.9, 0.35]] },
-  // Cat: its face opaque; the blurred room on the right transparent.
-  { name: "photos/chelsea.png", subject: [[0.4, 0.5], [0.6, 0.3]], background: [[0.97, 0.15], [0.96, 0.5]] },
-  // Launch pad at night: the rocket opaque, the dark sky transparent.
-  { name: "photos/rocket.jpg", subject: [[0.5, 0.5], [0.5, 0.75]], background: [[0.3, 0.1], [0.7, 0.1], [0.85, 0.3]] },
-];
+const cases = PHOTO_CASES;
 
 for (const c of cases) {
   test(`${c.name}: subject opaque, background transparent`, async () => {

@@ -1,0 +1,50 @@
+// The library under `deno test` with its sanitizers on (ops, resources, exit): imported by
+// path from the repository, as a Deno user without npm would. The real model on a real
+// photo, ImageError, abort, dispose leaving nothing running; and a `deno run` of a script
+// that never disposes its remover, which must still exit by itself.
+// (Named *_test.ts: Deno's pattern, not the `.test.ts` of Node's runner.)
+import { createRemover, ImageError } from "../../src/index.ts";
+import { decodeImage } from "../../src/imaging/index.ts";
+import { maskProblems, PHOTO_CASES } from "../support/photo-masks.ts";
+
+const photo = (name: string) => Deno.readFileSync(new URL(`../fixtures/${name}`, import.meta.url));
+
+function assert(cond: unknown, msg: string): asserts cond {
+  if (!cond) throw new Error(msg);
+}
+
+Deno.test("createRemover under Deno: a real photo's mask, ImageError, abort, dispose", async () => {
+  const remover = await createRemover({ model: "small", backend: "wasm", threads: 2 });
+  try {
+    const c = PHOTO_CASES[1]!; // chelsea
+    const cut = await remover.remove(photo(c.name), { size: "full" });
+    const decoded = await decodeImage(cut.png);
+    assert(decoded.ok, "the cut-out decodes");
+    const problems = maskProblems(decoded.image, c);
+    assert(problems.length === 0, problems.join("; "));
+
+    let junk: unknown;
+    await remover.remove(new TextEncoder().encode("not an image")).catch((e) => (junk = e));
+    assert(junk instanceof ImageError && junk.code === "invalid_parameter", `junk gave ${junk}`);
+
+    let aborted: unknown;
+    await remover.remove(photo(c.name), { signal: AbortSignal.abort() }).catch((e) => (aborted = e));
+    assert((aborted as Error)?.name === "AbortError", `abort gave ${aborted}`);
+  } finally {
+    await remover.dispose();
+  }
+});
+
+Deno.test("a Deno script that never disposes its idle remover exits by itself", async () => {
+  const script = new URL("./fixtures/no-dispose.ts", import.meta.url);
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", "--no-check", script.pathname],
+    stdout: "piped",
+    stderr: "piped",
+    signal: AbortSignal.timeout(240_000),
+  }).output();
+  const stderr = new TextDecoder().decode(out.stderr);
+  assert(out.signal === null, `killed after 240 s: the idle pool kept Deno alive\n${stderr}`);
+  assert(out.code === 0, stderr);
+  assert(/cut \d+x\d+, not disposed/.test(new TextDecoder().decode(out.stdout)), "the script cut its image");
+});

@@ -1,0 +1,74 @@
+// A stranger's install: `npm pack` this repository, install the tarball into an empty
+// project with install scripts disabled (npm may block a dependency's scripts), and cut
+// out a photo from a plain .mjs script, in Node (no tsx, no loader) and in Deno (the
+// package.json bare specifier, node_modules/ managed by npm). The model is assembled on
+// first use from the installed data package, found through hoisting.
+import { test, after } from "node:test";
+import assert from "node:assert/strict";
+import { execFileSync, spawnSync } from "node:child_process";
+import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const REPO = fileURLToPath(new URL("../../", import.meta.url));
+const DENO = join(REPO, "node_modules", ".bin", "deno");
+const work = mkdtempSync(join(tmpdir(), "pd-pack-"));
+after(() => rmSync(work, { recursive: true, force: true }));
+
+const CUT_SCRIPT = `import { readFileSync, writeFileSync } from "node:fs";
+import { removeBackground } from "pixeldrop";
+const cut = await removeBackground(readFileSync(process.argv[2] ?? "photo.png"), { size: "preview", backend: "wasm" });
+writeFileSync("cutout.png", cut.png);
+console.log(JSON.stringify({ width: cut.width, height: cut.height, bytes: cut.png.length }));
+`;
+
+function sh(cmd: string, args: string[], cwd: string): string {
+  return execFileSync(cmd, args, { cwd, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"], maxBuffer: 64 * 1024 * 1024 });
+}
+
+let tarball = "";
+let project = "";
+
+test("npm pack ships the built library, the licence files and the manifest, and nothing of the repo's own", () => {
+  // npm runs prepare (assemble) and prepack (build) first; their lines precede the JSON.
+  const out = sh("npm", ["pack", "--json", "--pack-destination", work], REPO);
+  const [packed] = JSON.parse(out.slice(out.indexOf("[\n"))) as { filename: string; files: { path: string }[] }[];
+  tarball = join(work, packed!.filename);
+  const paths = packed!.files.map((f) => f.path);
+  for (const must of ["dist/index.js", "dist/index.d.ts", "dist/inference/worker-bootstrap.mjs", "dist/product/pipeline-worker.js", "models/manifest.json", "LICENSE", "NOTICE", "package.json", "bin/pixeldrop.mjs"]) {
+    assert.ok(paths.includes(must), `the tarball lacks ${must}`);
+  }
+  const strays = paths.filter((p) => /^(test|docs|deploy|\.ci|src|bench|scripts)\//.test(p) || p.endsWith(".onnx") || p.startsWith("node_modules/"));
+  assert.deepEqual(strays, []);
+});
+
+test("installed into an empty project without install scripts, a plain Node .mjs cuts out a photo", { timeout: 600_000 }, () => {
+  assert.ok(tarball, "the pack test ran first");
+  project = join(work, "consumer");
+  sh("mkdir", ["-p", project], work);
+  writeFileSync(join(project, "package.json"), JSON.stringify({ name: "consumer", private: true, type: "module" }));
+  sh("npm", ["install", tarball, "--ignore-scripts", "--omit=optional", "--no-audit", "--no-fund", "--prefer-offline"], project);
+  writeFileSync(join(project, "cut.mjs"), CUT_SCRIPT);
+  copyFileSync(join(REPO, "test/fixtures/photos/chelsea.png"), join(project, "photo.png"));
+  assert.equal(existsSync(join(project, "node_modules/pixeldrop/models/isnet-small.onnx")), false, "nothing assembled at install");
+
+  const r = spawnSync(process.execPath, ["cut.mjs"], { cwd: project, encoding: "utf8", timeout: 300_000 });
+  assert.equal(r.status, 0, r.stderr);
+  assert.deepEqual(JSON.parse(r.stdout.trim().split("\n").pop()!).width, 451);
+  const png = readFileSync(join(project, "cutout.png"));
+  assert.deepEqual([...png.subarray(1, 4)], [0x50, 0x4e, 0x47]);
+  assert.ok(existsSync(join(project, "node_modules/pixeldrop/models/isnet-small.onnx")), "assembled on first use");
+  const mb = Number(sh("du", ["-sm", "node_modules"], project).split("\t")[0]);
+  console.log(`consumer install (npm install pixeldrop --omit=optional, small model assembled): ${mb} MB`);
+});
+
+test("Deno runs the same script against the npm-installed package (bare specifier, nodeModulesDir)", { skip: !existsSync(DENO) && "no deno devDependency", timeout: 600_000 }, () => {
+  assert.ok(project, "the install test ran first");
+  writeFileSync(join(project, "deno.json"), JSON.stringify({ nodeModulesDir: "manual" }));
+  rmSync(join(project, "cutout.png"));
+  const r = spawnSync(DENO, ["run", "-A", "cut.mjs"], { cwd: project, encoding: "utf8", timeout: 300_000 });
+  assert.equal(r.status, 0, r.stderr);
+  assert.equal(JSON.parse(r.stdout.trim().split("\n").pop()!).height, 300);
+  assert.ok(existsSync(join(project, "cutout.png")));
+});

@@ -1,0 +1,97 @@
+// The library through its public entry only ("pixeldrop", which resolves to the built
+// dist/): the real model on a real photo, every input kind, ImageError on junk, options
+// errors, abort, the caller's buffer left whole, and a process that exits without dispose.
+import { test, before, after } from "node:test";
+import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { createRemover, ImageError, InferenceError, type Remover } from "pixeldrop";
+import { decodeImage } from "../../src/imaging/index.ts";
+import { maskProblems, PHOTO_CASES } from "../support/photo-masks.ts";
+
+const photo = (name: string) => new Uint8Array(readFileSync(new URL(`../fixtures/${name}`, import.meta.url)));
+const PNG_SIGNATURE = [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a];
+
+let remover: Remover;
+before(async () => {
+  remover = await createRemover({ model: "small", backend: "wasm", threads: 2 });
+});
+after(() => remover?.dispose());
+
+test("a real photo: subject opaque, background clear, sizes and box as documented", async () => {
+  const c = PHOTO_CASES[0]!; // astronaut, 512 x 512
+  const cut = await remover.remove(photo(c.name));
+  assert.deepEqual([...cut.png.subarray(0, 8)], PNG_SIGNATURE);
+  assert.equal(cut.width, 512);
+  assert.equal(cut.height, 512);
+  const decoded = await decodeImage(cut.png);
+  assert.ok(decoded.ok);
+  assert.deepEqual(maskProblems(decoded.image, c), []);
+  const f = cut.foreground;
+  assert.ok(f.width > 0 && f.height > 0 && f.left + f.width <= cut.width && f.top + f.height <= cut.height, JSON.stringify(f));
+  assert.ok(cut.processingMs > 0);
+  assert.equal(remover.backend, "wasm");
+});
+
+test("every input kind gives the same cut-out, and the caller's buffer stays whole", async () => {
+  const bytes = photo("photos/rocket.jpg"); // a Uint8Array, as in the test above
+  const copy = bytes.slice();
+  const asBuffer = readFileSync(new URL("../fixtures/photos/rocket.jpg", import.meta.url)); // a Buffer, often a view of a shared pool
+  const asArrayBuffer = bytes.slice().buffer;
+  const asBlob = new Blob([bytes]);
+  const outs = [];
+  for (const input of [asBuffer, asArrayBuffer, asBlob]) outs.push(await remover.remove(input, { size: "preview" }));
+  for (const out of outs.slice(1)) assert.deepEqual(out.png, outs[0]!.png);
+  assert.ok(outs[0]!.width * outs[0]!.height <= 250_000, "preview is at most 0.25 MP");
+  // Nothing was detached, emptied or changed.
+  assert.deepEqual(new Uint8Array(asBuffer), copy);
+  assert.equal(asArrayBuffer.byteLength, copy.byteLength);
+  assert.equal(asBlob.size, copy.byteLength);
+});
+
+test("junk rejects with ImageError (the API's code and title) and the remover stays usable", async () => {
+  const junk = new TextEncoder().encode("this is not an image");
+  await assert.rejects(remover.remove(junk), (err: unknown) => {
+    assert.ok(err instanceof ImageError);
+    assert.equal(err.code, "invalid_parameter");
+    assert.equal(err.title, "The file is not a JPEG, PNG or WebP image");
+    return true;
+  });
+  await assert.rejects(remover.remove(new Uint8Array(0)), ImageError);
+  // A PNG whose header claims more than 12 MP: refused from the header, nothing decoded.
+  const huge = photo("photos/astronaut.png");
+  new DataView(huge.buffer).setUint32(16, 5000);
+  new DataView(huge.buffer).setUint32(20, 5000);
+  await assert.rejects(remover.remove(huge), /limit is 12,000,000 pixels/);
+  const cut = await remover.remove(photo("photos/chelsea.png"), { size: "preview", semitransparency: false });
+  assert.ok(cut.width > 0);
+});
+
+test("bad options are RangeError / TypeError naming the option", async () => {
+  await assert.rejects(remover.remove(photo("photos/chelsea.png"), { size: "huge" as never }), RangeError);
+  await assert.rejects(remover.remove("photo.jpg" as never), TypeError);
+  await assert.rejects(createRemover({ backend: "cuda" as never }), RangeError);
+  await assert.rejects(createRemover({ workers: -1 }), RangeError);
+  await assert.rejects(createRemover({ model: "large" }), (err: unknown) => err instanceof InferenceError && err.code === "model_unavailable");
+});
+
+test("abort: an aborted signal rejects at once; a queued job is withdrawn, the running one finishes", async () => {
+  const image = photo("photos/chelsea.png");
+  await assert.rejects(remover.remove(image, { signal: AbortSignal.abort() }), { name: "AbortError" });
+  const controller = new AbortController();
+  const first = remover.remove(image, { size: "preview" });
+  const second = remover.remove(image, { size: "preview", signal: controller.signal });
+  controller.abort();
+  await assert.rejects(second, { name: "AbortError" });
+  const done = await first;
+  assert.ok(done.width > 0);
+});
+
+test("a process that never disposes its idle remover still exits by itself", () => {
+  const script = fileURLToPath(new URL("./fixtures/no-dispose.mjs", import.meta.url));
+  const r = spawnSync(process.execPath, [script], { encoding: "utf8", timeout: 180_000 });
+  assert.equal(r.signal, null, `killed after 180 s: the idle pool kept the process alive\n${r.stderr}`);
+  assert.equal(r.status, 0, r.stderr);
+  assert.match(r.stdout, /cut 451x300, not disposed/);
+});
