@@ -1,20 +1,15 @@
 // One backend's half of npm run bench: builds the real product endpoint over a warm
-// one-worker pool and times requests through it. Prints one JSON line.
-import { resolveModel } from "../src/inference/manifest.ts";
+// one-worker pool and times requests through it, then the library's remove() (the package
+// entry, its own one-worker remover) on the same inputs. Prints one JSON line.
 import { createAdmission } from "../src/product/admission.ts";
 import { createProductApp, PRODUCT_PATH } from "../src/product/app.ts";
-import { createEngine } from "../src/product/engine.ts";
+import { openEngine } from "../src/library/open-engine.ts";
 import { createByteBudget } from "../src/http/byte-budget.ts";
-import { PACKAGE_MODELS_DIR, PACKAGE_WASM_DIR } from "../src/assets/paths.ts";
+import { createRemover } from "../src/index.ts";
 import { benchInputs } from "./inputs.ts";
 
 const cfg = JSON.parse(process.argv[2]) as { backend: "wasm" | "native"; threads: number; runs: number; model: string };
-const model = await resolveModel({ model: cfg.model, modelsDir: PACKAGE_MODELS_DIR });
-if (!model.ok) throw new Error(model.title);
-const engine = createEngine({
-  poolSize: 1,
-  session: { model: model.entry, modelPath: model.path, backend: cfg.backend, threads: cfg.threads, wasmDir: PACKAGE_WASM_DIR },
-});
+const engine = await openEngine({ model: cfg.model, backend: cfg.backend, threads: cfg.threads, workers: 1 });
 await engine.whenReady();
 
 const stages: Record<string, number>[] = [];
@@ -32,7 +27,8 @@ const app = createProductApp({
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
 const rows = [];
-for (const input of await benchInputs()) {
+const inputs = await benchInputs();
+for (const input of inputs) {
   for (const tier of ["preview", "full"] as const) {
     const e2e: number[] = [];
     stages.length = 0;
@@ -62,5 +58,20 @@ for (const input of await benchInputs()) {
   }
 }
 await engine.dispose();
+
+// The library's remove() on the same inputs, in the same process after the service's engine
+// is gone, so the two never share the cores.
+const remover = await createRemover({ model: cfg.model, backend: cfg.backend, threads: cfg.threads, workers: 1 });
+for (const row of rows) {
+  const input = inputs.find((i) => i.name === row.input)!;
+  const times: number[] = [];
+  for (let i = 0; i <= cfg.runs; i++) {
+    const t0 = performance.now();
+    await remover.remove(input.bytes, { size: row.tier });
+    if (i > 0) times.push(performance.now() - t0);
+  }
+  Object.assign(row, { libraryMs: median(times) });
+}
+await remover.dispose();
 console.log(JSON.stringify({ backend: engine.state().backend ?? cfg.backend, rows }));
 process.exit(0);

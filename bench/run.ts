@@ -1,7 +1,8 @@
 // npm run bench: per backend, the service's pipeline (product endpoint → worker pool →
 // decode, inference, compose, encode) on a 12 MP and a ~0.4 MP JPEG at the preview and
 // full tiers, against bare inference of the same model measured in the same run.
-// Medians of --runs warm runs (default 5). Each backend runs in its own child process
+// Beside each row, the library's remove() on the same input and tier, and its ratio to the
+// service's end-to-end time. Medians of --runs warm runs (default 5). Each backend runs in its own child process
 // (ORT-web fixes its thread count per process).
 //
 //   npm run bench -- [--runs 5] [--backends wasm,native] [--threads 2] [--model small]
@@ -18,6 +19,8 @@ interface StageMedians {
   composeMs: number;
   encodeMs: number;
   e2eMs: number;
+  /** The library's remover.remove() on the same input and tier. */
+  libraryMs: number;
 }
 
 interface ChildOut {
@@ -50,8 +53,8 @@ const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
 console.log(`# npm run bench — ${new Date().toISOString()}`);
 console.log(`node ${process.version}, ${cpus().length} × ${cpus()[0]?.model ?? "cpu"}, model ${model}, ${threads} threads, ${runs} warm runs, load ${loadavg()[0].toFixed(2)}`);
 console.log("");
-console.log("| backend | input | tier | output px | decode | inference | compose | encode | end-to-end | bare inference | overhead vs bare |");
-console.log("|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|");
+console.log("| backend | input | tier | output px | decode | inference | compose | encode | end-to-end | bare inference | overhead vs bare | library remove() | library ÷ service |");
+console.log("|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
 for (const backend of backends) {
   const bareCfg = { model, backend, threads, runs, fetchCompare: false };
   const bareOut = runChild("bench/inference-bare.ts", ["--child", JSON.stringify(bareCfg)]);
@@ -69,10 +72,11 @@ for (const backend of backends) {
   for (const r of out.rows) {
     const overhead = ((r.e2eMs - bare) / bare) * 100;
     console.log(
-      `| ${out.backend} | ${r.input} | ${r.tier} | ${r.outPixels.toLocaleString("en")} | ${r0(r.decodeMs)} | ${r0(r.inferenceMs)} | ${r0(r.composeMs)} | ${r0(r.encodeMs)} | ${r0(r.e2eMs)} | ${r0(bare)} | ${overhead.toFixed(0)} % |`,
+      `| ${out.backend} | ${r.input} | ${r.tier} | ${r.outPixels.toLocaleString("en")} | ${r0(r.decodeMs)} | ${r0(r.inferenceMs)} | ${r0(r.composeMs)} | ${r0(r.encodeMs)} | ${r0(r.e2eMs)} | ${r0(bare)} | ${overhead.toFixed(0)} % | ${r0(r.libraryMs)} | ${(r.libraryMs / r.e2eMs).toFixed(2)} |`,
     );
   }
 }
 console.log("");
 console.log("All times in ms, medians. End-to-end: multipart request into the product endpoint until the PNG body is read.");
+console.log("Library remove(): `createRemover({ workers: 1 })` from the package entry, the call until the Cutout resolves.");
 console.log(`Load average after: ${loadavg().map((x) => x.toFixed(2)).join(" ")}`);
