@@ -3,6 +3,7 @@
 // threads (each with its own warm session running the whole pipeline) or, for workers
 // = 0, one session in the calling thread.
 import { locateAssets } from "../assets/locate.ts";
+import { PACKAGE_MODELS_DIR, PACKAGE_WASM_DIR } from "../assets/paths.ts";
 import { InferenceError } from "../inference/errors.ts";
 import { resolveModel } from "../inference/manifest.ts";
 import { createMaskSession, type BackendChoice } from "../inference/session.ts";
@@ -26,7 +27,8 @@ export interface EngineSettings {
  * answers 503 meanwhile): `engine.whenReady()` says when they are done.
  */
 export async function openEngine(s: EngineSettings): Promise<Engine> {
-  const dirs = await locateAssets({ model: s.model, modelsDir: s.modelsDir });
+  // The stub reads no model or runtime file: nothing to check or build for it.
+  const dirs = s.backend === "stub" ? { modelsDir: s.modelsDir ?? PACKAGE_MODELS_DIR, wasmDir: PACKAGE_WASM_DIR } : await locateAssets(s);
   const model = await resolveModel({ model: s.model, modelsDir: dirs.modelsDir });
   if (!model.ok) throw new InferenceError(model.code, model.title);
   const session = {

@@ -166,9 +166,13 @@ test("createClient refuses a missing key or a base URL that is not http(s)", () 
   assert.throws(() => createClient({ apiKey: "k", baseUrl: "http://x", maxResends: -1 }), TypeError);
 });
 
-test("the package's client entry is src/client and src/client uses no Node built-ins", async () => {
+test("the package's client entry is src/client, built, and src/client uses no Node built-ins", async () => {
+  // "pixeldrop/client" resolves to dist/client/ (npm test builds it first): same exports as the sources.
+  assert.match(import.meta.resolve("pixeldrop/client"), /\/dist\/client\/index\.js$/);
   const viaPackage = await import("pixeldrop/client");
-  assert.equal(viaPackage.createClient, createClient);
+  const sources = await import("../../src/client/index.ts");
+  assert.deepEqual(Object.keys(viaPackage).sort(), Object.keys(sources).sort());
+  assert.equal(typeof viaPackage.createClient, "function");
   const dir = new URL("../../src/client/", import.meta.url);
   for (const name of await readdir(dir)) {
     const text = await readFile(new URL(name, dir), "utf8");
