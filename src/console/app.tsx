@@ -44,7 +44,7 @@ export function createConsoleApp(d: ConsoleDeps): Hono<ConsoleEnv> {
   app.use("/console", gate);
   app.use("/console/*", gate);
 
-  registerLanding(app);
+  registerLanding(app, d);
   registerAuthRoutes(app, d, st);
   registerDocsRoutes(app, d);
   if (d.devMailbox) registerDevMailbox(app, d);

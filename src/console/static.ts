@@ -65,7 +65,7 @@ input[type=color] { min-height:44px; min-width:44px; }
 .showcase:has(#see-original:checked) .cut-view, .showcase:has(#see-cutout:checked) .orig-view { display:none; }
 .showcase figcaption, .licence { font-size:.85rem; color:var(--muted); }
 .ways { display:grid; grid-template-columns: repeat(auto-fit, minmax(16rem, 1fr)); gap:1rem; }
-.ways pre { white-space:pre-wrap; word-break:break-word; }
+.ways > * { min-width:0; }
 `;
 
 export const COPY_JS = `
