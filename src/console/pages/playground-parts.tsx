@@ -1,5 +1,6 @@
 // The playground's drop zone and result area. The script (/console/static/playground.js)
 // finds its elements by these IDs; without it only the notice is useful.
+import { MAX_PIXELS } from "../../imaging/index.ts";
 
 export function PlaygroundForm(p: { action: string; csrf: string; maxBytes: number }) {
   return (
@@ -9,7 +10,7 @@ export function PlaygroundForm(p: { action: string; csrf: string; maxBytes: numb
       <div class="dropzone" id="pg-drop">
         <label for="pg-file">Choose an image, or drop one here</label>
         <p class="hint" id="pg-file-hint">
-          JPEG, PNG or WebP, at most {p.maxBytes.toLocaleString("en-US")} bytes and 12 megapixels. Removal starts as soon
+          JPEG, PNG or WebP, at most {p.maxBytes.toLocaleString("en-US")} bytes and {MAX_PIXELS / 1_000_000} megapixels. Removal starts as soon
           as you choose.
         </p>
         <input type="file" id="pg-file" name="image_file" accept="image/jpeg,image/png,image/webp" aria-describedby="pg-file-hint pg-error" />

@@ -4,6 +4,7 @@ import type { Hono } from "hono";
 import { FULL_PRICE_KRW, PREVIEW_MAX_PIXELS, PREVIEW_PRICE_KRW } from "../../billing/prices.ts";
 import { TEST_CALLS_PER_PERIOD } from "../../billing/test-quota.ts";
 import { MAX_BODY_BYTES } from "../../http/read-body.ts";
+import { MAX_PIXELS } from "../../imaging/index.ts";
 import { SHOWCASE } from "../assets.ts";
 import type { ConsoleDeps } from "../deps.ts";
 import type { ConsoleEnv } from "../env.ts";
@@ -75,7 +76,7 @@ export function registerLanding(app: Hono<ConsoleEnv>, d: ConsoleDeps): void {
         </div>
         <p class="hint">
           Prepaid credit in KRW; only successful calls are charged, every error is free. Images up to{" "}
-          {MAX_BODY_BYTES.toLocaleString("en-US")} bytes and 12 megapixels.
+          {MAX_BODY_BYTES.toLocaleString("en-US")} bytes and {MAX_PIXELS / 1_000_000} megapixels.
         </p>
 
         <h2 id="ways">Three ways in</h2>
