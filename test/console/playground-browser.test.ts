@@ -105,8 +105,13 @@ test("playground in Chromium at 375 px: photo in, cut-out shown and downloaded, 
     // Keyboard: the file chooser is reachable with Tab (the dialog itself is the OS's).
     await focusByTab("#pg-file");
 
-    // Not an image: the gateway's refusal, next to the drop zone, with its request ID.
-    await page.setInputFiles("#pg-file", { name: "notes.txt", mimeType: "text/plain", buffer: Buffer.from("not a picture at all") });
+    // Not an image, dropped on the drop zone: the gateway's refusal, next to the drop
+    // zone, with its request ID.
+    await page.locator("#pg-drop").evaluate((zone) => {
+      const dt = new DataTransfer();
+      dt.items.add(new File(["not a picture at all"], "notes.txt", { type: "text/plain" }));
+      for (const type of ["dragenter", "dragover", "drop"]) zone.dispatchEvent(new DragEvent(type, { dataTransfer: dt, bubbles: true, cancelable: true }));
+    });
     const error = page.getByTestId("pg-error");
     await error.waitFor();
     assert.match((await error.textContent())!, /\(400 invalid_parameter\)\. Request ID: req_\w+\./);
@@ -135,6 +140,11 @@ test("playground in Chromium at 375 px: photo in, cut-out shown and downloaded, 
     assert.equal(await page.locator("#pg-stage").evaluate((el) => getComputedStyle(el).backgroundColor), "rgb(255, 0, 0)");
     assert.equal(await page.getByLabel("Colour", { exact: true }).isChecked(), true);
     await page.getByLabel("Checkerboard").check();
+    // The snippets copy with the key placeholder.
+    await context.grantPermissions(["clipboard-read", "clipboard-write"], { origin: base });
+    await page.getByRole("button", { name: "Copy curl" }).click();
+    await page.locator("#snippet-curl-status").getByText("Copied.").waitFor();
+    assert.match(await page.evaluate(() => navigator.clipboard.readText()), /-H "X-Api-Key: \$PIXELDROP_TEST_KEY"/);
     await fitsWidth("playground with a result");
     await shot("12-playground-result");
 
