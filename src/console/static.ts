@@ -3,6 +3,7 @@
 export const STYLE_CSS = `
 :root { --fg:#1b1f24; --muted:#57606a; --line:#d0d7de; --bg:#fff; --accent:#0b57d0; --err:#b3261e; --ok:#1a7f37; --warn:#9a6700; }
 * { box-sizing: border-box; }
+[hidden] { display:none !important; }
 body { margin:0; font: 16px/1.5 system-ui, sans-serif; color:var(--fg); background:var(--bg); }
 a { color: var(--accent); }
 :focus-visible { outline: 3px solid var(--accent); outline-offset: 2px; }

@@ -116,6 +116,7 @@ test("playground in Chromium at 375 px: photo in, cut-out shown and downloaded, 
     await error.waitFor();
     assert.match((await error.textContent())!, /\(400 invalid_parameter\)\. Request ID: req_\w+\./);
     assert.equal(await page.locator("#pg-file").getAttribute("aria-invalid"), "true");
+    assert.equal(await page.locator("#pg-progress").isVisible(), false, "no progress left showing after an answer");
     await shot("11-playground-error-not-an-image");
     // Over 12 MB: said before anything is sent.
     await page.setInputFiles("#pg-file", { name: "huge.jpg", mimeType: "image/jpeg", buffer: Buffer.alloc(MAX_BODY_BYTES + 1) });
@@ -126,6 +127,7 @@ test("playground in Chromium at 375 px: photo in, cut-out shown and downloaded, 
     await page.locator("#pg-progress").waitFor({ state: "visible" });
     await page.locator("#pg-result").waitFor({ state: "visible", timeout: 60_000 });
     assert.equal(await error.isVisible(), false, "the earlier error is cleared");
+    assert.equal(await page.locator("#pg-progress").isVisible(), false);
     const sizes = await page.evaluate(() => ["pg-original", "pg-cutout"].map((id) => (document.getElementById(id) as HTMLImageElement).naturalWidth));
     assert.deepEqual(sizes, [451, 451]);
     const requestId = (await page.getByTestId("pg-request-id").textContent())!;
