@@ -82,6 +82,9 @@ export const PLAYGROUND_JS = `
     };
     xhr.onload = async () => {
       done();
+      // Test-key answers carry the calls left, errors included: keep the intro's count true.
+      const left = xhr.getResponseHeader("x-pd-test-remaining");
+      if (left !== null) $("pg-left").textContent = left;
       // A session that ended is answered with a redirect to the sign-in page.
       if (xhr.responseURL && new URL(xhr.responseURL).pathname !== action) {
         showError("You are signed out. Sign in again, then come back to this page.");

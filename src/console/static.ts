@@ -51,6 +51,7 @@ pre { background:#f6f8fa; padding:.75rem; overflow-x:auto; border-radius:4px; }
 .stage.white { background:#fff; } .stage.black { background:#000; }
 .stage { border:1px solid var(--line); border-radius:4px; line-height:0; }
 .stage img, .showcase img { max-width:100%; height:auto; }
+.compare .stage img { width:100%; }
 .dropzone { border:2px dashed var(--muted); border-radius:6px; padding:1rem; margin:1rem 0; }
 .dropzone.over { border-color:var(--accent); background:#eef4ff; }
 .dropzone label { font-weight:600; display:block; }

@@ -133,6 +133,7 @@ test("playground in Chromium at 375 px: photo in, cut-out shown and downloaded, 
     const requestId = (await page.getByTestId("pg-request-id").textContent())!;
     assert.match(requestId, /^req_/);
     assert.equal(await page.locator("#pg-remaining").textContent(), "49");
+    assert.equal(await page.getByTestId("pg-left").textContent(), "49", "the intro's count follows");
     assert.match((await page.locator("#pg-stage").getAttribute("class"))!, /checker/);
 
     // Backgrounds: black, then a colour (set through the CSS object model under the CSP).
@@ -149,6 +150,13 @@ test("playground in Chromium at 375 px: photo in, cut-out shown and downloaded, 
     assert.match(await page.evaluate(() => navigator.clipboard.readText()), /-H "X-Api-Key: \$PIXELDROP_TEST_KEY"/);
     await fitsWidth("playground with a result");
     await shot("12-playground-result");
+    // On a wider screen the original and the cut-out sit side by side.
+    await page.setViewportSize({ width: 1024, height: 800 });
+    const tops = await page.locator(".compare figure").evaluateAll((fs) => fs.map((f) => Math.round(f.getBoundingClientRect().top)));
+    assert.equal(tops.length, 2);
+    assert.equal(tops[0], tops[1], "side by side");
+    await shot("12b-playground-result-wide");
+    await page.setViewportSize({ width: 375, height: 800 });
 
     // Download: a PNG whose corners are transparent.
     const [download] = await Promise.all([page.waitForEvent("download"), page.getByRole("link", { name: "Download PNG" }).click()]);

@@ -32,7 +32,7 @@ export function registerPlaygroundRoutes(app: Hono<ConsoleEnv>, d: ConsoleDeps):
         <p>
           Try an image with this app's <strong>test key</strong>: free, preview size, counted against your
           organization's {TEST_CALLS_PER_PERIOD} test calls {lifetime ? "(lifetime quota)" : "a month"}:{" "}
-          <strong data-testid="pg-left">{left}</strong> left. Each try is in the{" "}
+          <strong id="pg-left" data-testid="pg-left">{left}</strong> left. Each try is in the{" "}
           <a href="/console/usage">usage page</a>'s request log.
         </p>
         {testKey.ok ? null : (
