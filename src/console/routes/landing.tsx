@@ -10,16 +10,7 @@ import type { ConsoleDeps } from "../deps.ts";
 import type { ConsoleEnv } from "../env.ts";
 import { baseUrl, page } from "../http.tsx";
 import { krw } from "../pages/layout.tsx";
-import { curlSnippet } from "../pages/snippets.ts";
-
-/** The library's documented call (the `pixeldrop` package). */
-const LIBRARY_SNIPPET = `import { createRemover } from "pixeldrop";
-
-const remover = await createRemover();
-const cut = await remover.remove(bytes, { size: "preview" });
-cut.png; // Uint8Array: the RGBA PNG`;
-
-const CLI_SNIPPET = `npx pixeldrop remove photos/ -o cutouts --size preview`;
+import { cliSnippet, curlSnippet, librarySnippet } from "../pages/snippets.ts";
 
 export function registerLanding(app: Hono<ConsoleEnv>, d: ConsoleDeps): void {
   app.get("/", (c) =>
@@ -89,12 +80,12 @@ export function registerLanding(app: Hono<ConsoleEnv>, d: ConsoleDeps): void {
           <section class="card" aria-labelledby="way-lib">
             <h3 id="way-lib">The library</h3>
             <p>The same engine in your own Node or Deno process: no key, no network.</p>
-            <pre><code>{LIBRARY_SNIPPET}</code></pre>
+            <pre><code>{librarySnippet()}</code></pre>
           </section>
           <section class="card" aria-labelledby="way-cli">
             <h3 id="way-cli">The command line</h3>
             <p>A folder of photos in, a folder of cut-outs out; locally, or through the API with <code>--api-key</code>.</p>
-            <pre><code>{CLI_SNIPPET}</code></pre>
+            <pre><code>{cliSnippet()}</code></pre>
           </section>
         </div>
       </>,
