@@ -97,7 +97,8 @@ test("playground refusals come back in the spec's envelope with a request ID and
     const { appId } = await createAppVia(a.client);
     await a.client.get(`/console/apps/${appId}/playground`);
 
-    // Product not enabled yet: the gateway's own refusal.
+    // Product not enabled yet: the page says so, and the gateway refuses.
+    assert.match((await a.client.get(`/console/apps/${appId}/playground`)).html, /not enabled for this app yet/);
     const off = await playgroundPost(h, a.client, appId, fixture("images/png-rgb.png"));
     assert.equal(off.status, 403);
     assert.equal(((await off.json()) as any).errors[0].code, "product_not_enabled");

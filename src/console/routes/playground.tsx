@@ -35,6 +35,12 @@ export function registerPlaygroundRoutes(app: Hono<ConsoleEnv>, d: ConsoleDeps):
           <strong id="pg-left" data-testid="pg-left">{left}</strong> left. Each try is in the{" "}
           <a href="/console/usage">usage page</a>'s request log.
         </p>
+        {a.productEnabled ? null : (
+          <Notice kind="warn">
+            The product is not enabled for this app yet, so tries are refused (403 product_not_enabled) until an operator
+            enables it. <a href={`/console/apps/${a.appId}#product`}>Apply for use</a>
+          </Notice>
+        )}
         {testKey.ok ? null : (
           <Notice kind="warn">
             This app has no usable test key ({testKey.code === "key_suspended" ? "it is suspended" : "none issued, or it was deleted"}); the
