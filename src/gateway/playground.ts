@@ -48,6 +48,7 @@ export function createPlayground(deps: GatewayDeps, findTestKey: (appId: string)
     // A live key can never be reached this way: the finder is asked for the test key
     // only, and this check keeps it so whatever the finder returns.
     const key: KeyLookup = found.ok && found.key.kind !== "test" ? { ok: false, code: "invalid_api_key" } : found;
+    // A one-route app per call (cheap), so the lookup can only ever answer this call's key.
     const app = new Hono<AppEnv>();
     app.use("*", async (c, next) => {
       c.set("requestId", requestId);
