@@ -12,9 +12,12 @@ import { registerDocsRoutes } from "./routes/docs.tsx";
 import { registerKeyRoutes } from "./routes/keys.tsx";
 import { registerLanding } from "./routes/landing.tsx";
 import { registerLimitRoutes } from "./routes/limits.tsx";
+import { registerPlaygroundRoutes } from "./routes/playground.tsx";
 import { registerUsageRoutes } from "./routes/usage.tsx";
 import { consoleGuards, requireSession } from "./security.ts";
 import { COPY_JS, STYLE_CSS } from "./static.ts";
+import { PLAYGROUND_JS } from "./playground-script.ts";
+import { assetBytes, SHOWCASE } from "./assets.ts";
 
 export type { ConsoleDeps } from "./deps.ts";
 
@@ -28,6 +31,10 @@ export function createConsoleApp(d: ConsoleDeps): Hono<ConsoleEnv> {
   // Static files need neither session nor CSRF.
   app.get("/console/static/style.css", (c) => c.body(STYLE_CSS, 200, { "content-type": "text/css; charset=utf-8", "cache-control": "public, max-age=3600" }));
   app.get("/console/static/copy.js", (c) => c.body(COPY_JS, 200, { "content-type": "text/javascript; charset=utf-8", "cache-control": "public, max-age=3600" }));
+  app.get("/console/static/playground.js", (c) => c.body(PLAYGROUND_JS, 200, { "content-type": "text/javascript; charset=utf-8", "cache-control": "public, max-age=3600" }));
+  for (const a of Object.values(SHOWCASE)) {
+    app.get(a.path, (c) => c.body(assetBytes(a) as Uint8Array<ArrayBuffer>, 200, { "content-type": a.type, "cache-control": "public, max-age=86400" }));
+  }
 
   const guards = consoleGuards(d, st);
   app.use("/", guards);
@@ -37,7 +44,7 @@ export function createConsoleApp(d: ConsoleDeps): Hono<ConsoleEnv> {
   app.use("/console", gate);
   app.use("/console/*", gate);
 
-  registerLanding(app);
+  registerLanding(app, d);
   registerAuthRoutes(app, d, st);
   registerDocsRoutes(app, d);
   if (d.devMailbox) registerDevMailbox(app, d);
@@ -46,5 +53,6 @@ export function createConsoleApp(d: ConsoleDeps): Hono<ConsoleEnv> {
   registerCreditRoutes(app, d, st);
   registerLimitRoutes(app, d, st);
   registerUsageRoutes(app, d, st);
+  registerPlaygroundRoutes(app, d);
   return app;
 }

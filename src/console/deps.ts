@@ -3,6 +3,7 @@
 import type { Accounts } from "../accounts/index.ts";
 import type { Billing, RequestLog, TestQuota } from "../billing/index.ts";
 import type { Db } from "../db/index.ts";
+import type { Playground } from "../gateway/playground.ts";
 import type { KeyService } from "../keys/index.ts";
 import type { Mailer } from "../mail/index.ts";
 import { createTopups, type PaymentProvider, type Topups } from "../payments/index.ts";
@@ -38,6 +39,8 @@ export interface ConsoleDeps {
   remoteAddress: (req: Request, env: unknown) => string | undefined;
   mailLimits?: MailRateLimits;
   linkTtlMs?: number;
+  /** Runs a playground image through the gateway as the app's test key (absent: the playground answers 503). */
+  playground?: Playground;
 }
 
 export interface ConsoleStores {

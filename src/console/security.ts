@@ -2,7 +2,9 @@
 //
 // CSRF: a signed-in session has its own token (synchronizer token); before sign-in
 // the forms use a double-submit cookie. Every POST must send the token back as
-// _csrf, and a POST whose Origin names another site is refused as well. SameSite=Lax
+// _csrf, and a POST whose Origin names another site is refused as well. The
+// playground's script sends it in the X-CSRF-Token header instead, so its image body
+// reaches the gateway unread (a page on another site cannot set that header either). SameSite=Lax
 // cookies already keep most cross-site posts out; the token covers the rest.
 import type { MiddlewareHandler } from "hono";
 import { getCookie, setCookie, deleteCookie } from "hono/cookie";
@@ -15,9 +17,11 @@ import { newSecretToken } from "./tokens.ts";
 
 export const SESSION_COOKIE = "pd_session";
 export const ANON_CSRF_COOKIE = "pd_csrf";
+export const CSRF_HEADER = "x-csrf-token";
 
+// img-src blob: lets the playground show the chosen image and its cut-out from object URLs.
 const CSP =
-  "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
+  "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data: blob:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
 
 export function isSecure(d: ConsoleDeps, c: Ctx): boolean {
   if (d.publicUrl?.startsWith("https:")) return true;
@@ -59,7 +63,7 @@ export function consoleGuards(d: ConsoleDeps, st: ConsoleStores): MiddlewareHand
       if (origin && origin !== "null" && !allowed.has(origin)) {
         return errorPage(c, 403, "Request refused", "This form was sent from another site.");
       }
-      const sent = (await formOf(c))._csrf ?? "";
+      const sent = c.req.header(CSRF_HEADER) ?? (await formOf(c))._csrf ?? "";
       if (!constantTimeEqual(sent, csrf)) {
         return errorPage(c, 403, "Request refused", "The form had expired or did not come from this console. Reload the page and try again.");
       }

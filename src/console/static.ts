@@ -3,6 +3,7 @@
 export const STYLE_CSS = `
 :root { --fg:#1b1f24; --muted:#57606a; --line:#d0d7de; --bg:#fff; --accent:#0b57d0; --err:#b3261e; --ok:#1a7f37; --warn:#9a6700; }
 * { box-sizing: border-box; }
+[hidden] { display:none !important; }
 body { margin:0; font: 16px/1.5 system-ui, sans-serif; color:var(--fg); background:var(--bg); }
 a { color: var(--accent); }
 :focus-visible { outline: 3px solid var(--accent); outline-offset: 2px; }
@@ -46,6 +47,27 @@ figure { margin: 1rem 0; }
 .swatch { display:inline-block; width:.8rem; height:.8rem; margin-right:.3rem; vertical-align:middle; }
 pre { background:#f6f8fa; padding:.75rem; overflow-x:auto; border-radius:4px; }
 @media (max-width: 480px) { main { padding:.75rem; } h1 { font-size:1.3rem; } }
+.checker { background-color:#fff; background-image: linear-gradient(45deg,#ccc 25%,transparent 25%,transparent 75%,#ccc 75%), linear-gradient(45deg,#ccc 25%,transparent 25%,transparent 75%,#ccc 75%); background-size:20px 20px; background-position:0 0,10px 10px; }
+.stage.white { background:#fff; } .stage.black { background:#000; }
+.stage { border:1px solid var(--line); border-radius:4px; line-height:0; }
+.stage img, .showcase img { max-width:100%; height:auto; }
+.compare .stage img { width:100%; }
+.dropzone { border:2px dashed var(--muted); border-radius:6px; padding:1rem; margin:1rem 0; }
+.dropzone.over { border-color:var(--accent); background:#eef4ff; }
+.dropzone label { font-weight:600; display:block; }
+.dropzone input[type=file] { max-width:100%; }
+.progress { display:flex; flex-wrap:wrap; gap:.5rem; align-items:center; margin:.5rem 0; }
+.compare { display:grid; grid-template-columns: repeat(auto-fit, minmax(14rem, 1fr)); gap:1rem; }
+.compare figure { margin:0; }
+.choice { display:inline-flex; align-items:center; gap:.3rem; margin:.25rem .9rem .25rem 0; min-height:44px; }
+input[type=color] { min-height:44px; min-width:44px; }
+.facts { display:grid; grid-template-columns:max-content 1fr; gap:.25rem 1rem; }
+.facts dd { margin:0; }
+.showcase .frame { position:relative; max-width:451px; }
+.showcase:has(#see-original:checked) .cut-view, .showcase:has(#see-cutout:checked) .orig-view { display:none; }
+.showcase figcaption, .licence { font-size:.85rem; color:var(--muted); }
+.ways { display:grid; grid-template-columns: repeat(auto-fit, minmax(16rem, 1fr)); gap:1rem; }
+.ways > * { min-width:0; }
 `;
 
 export const COPY_JS = `

@@ -66,8 +66,8 @@ export interface KeyJoinRow extends KeyRow {
 export const KEY_COLUMNS =
   "k.key_id, k.app_id, k.kind, k.hash, k.prefix, k.last4, k.created_at, k.last_used_at, k.expires_at, k.deleted_at, k.suspended_at, k.replaced_by";
 
-/** The key with its app and org, found by the key's hash (an index seek on api_keys.hash). */
-export const LOOKUP_BY_HASH_SQL = `
+/** A key with its app and org; each lookup below adds its own WHERE. */
+const KEY_WITH_APP_AND_ORG_SQL = `
   SELECT ${KEY_COLUMNS},
          a.org_id, a.name AS app_name, a.product_enabled,
          a.daily_limit_krw AS app_daily_limit_krw, a.monthly_limit_krw AS app_monthly_limit_krw,
@@ -75,8 +75,15 @@ export const LOOKUP_BY_HASH_SQL = `
          o.owner_user_id, o.daily_limit_krw AS org_daily_limit_krw, o.refund_pending, o.test_quota
     FROM api_keys k
     JOIN apps a ON a.app_id = k.app_id
-    JOIN organizations o ON o.org_id = a.org_id
+    JOIN organizations o ON o.org_id = a.org_id`;
+
+/** Found by the key's hash (an index seek on api_keys.hash). */
+export const LOOKUP_BY_HASH_SQL = `${KEY_WITH_APP_AND_ORG_SQL}
    WHERE k.hash = $1`;
+
+/** The app's current key of a kind (not deleted, not replaced by a reissue): at most one. */
+export const CURRENT_KEY_OF_APP_SQL = `${KEY_WITH_APP_AND_ORG_SQL}
+   WHERE k.app_id = $1 AND k.kind = $2 AND k.deleted_at IS NULL AND k.replaced_by IS NULL`;
 
 export function toKeyRecord(r: KeyRow): KeyRecord {
   return {

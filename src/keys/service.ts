@@ -8,6 +8,7 @@ import { fail, type Failure } from "../http/api-error.ts";
 import { displayParts, generateKey, isWellFormedKey, type KeyKind } from "./format.ts";
 import { constantTimeEqual, createKeyHasher, type KeyHasher } from "./hash.ts";
 import {
+  CURRENT_KEY_OF_APP_SQL,
   KEY_COLUMNS,
   LOOKUP_BY_HASH_SQL,
   toKeyApp,
@@ -179,6 +180,20 @@ export function createKeyService({ db, now, pepper, touchIntervalMs = 60_000 }: 
     const rows = await db.query<KeyJoinRow>(LOOKUP_BY_HASH_SQL, [hash]);
     const row = rows[0];
     if (!row || !constantTimeEqual(row.hash, hash)) return invalid("unknown");
+    return judge(row);
+  }
+
+  /**
+   * The app's current key of a kind, judged exactly as lookup() judges a presented key.
+   * For callers already known to act for the app (the console's playground), which
+   * have no key text: keys are stored only as hashes.
+   */
+  async function lookupCurrent(appId: string, kind: KeyKind): Promise<LookupResult> {
+    const rows = await db.query<KeyJoinRow>(CURRENT_KEY_OF_APP_SQL, [appId, kind]);
+    return rows[0] ? judge(rows[0]) : { ok: false, code: "invalid_api_key", reason: "unknown" };
+  }
+
+  function judge(row: KeyJoinRow): LookupResult {
     const reason = rejectReason(
       {
         createdAt: row.created_at,
@@ -191,7 +206,7 @@ export function createKeyService({ db, now, pepper, touchIntervalMs = 60_000 }: 
       now(),
     );
     if (reason === "suspended") return { ok: false, code: "key_suspended", reason };
-    if (reason !== null) return invalid(reason);
+    if (reason !== null) return { ok: false, code: "invalid_api_key", reason };
     return { ok: true, key: toKeyRecord(row), app: toKeyApp(row), org: toKeyOrg(row) };
   }
 
@@ -224,7 +239,7 @@ export function createKeyService({ db, now, pepper, touchIntervalMs = 60_000 }: 
     return rows[0] ? toKeyRecord(rows[0]) : null;
   }
 
-  return { issue, reissue, suspend, unsuspend, remove, lookup, touch, listKeys, getKey };
+  return { issue, reissue, suspend, unsuspend, remove, lookup, lookupCurrent, touch, listKeys, getKey };
 }
 
 export type KeyService = ReturnType<typeof createKeyService>;

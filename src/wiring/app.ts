@@ -6,6 +6,8 @@ import { createAdminApp } from "../admin/app.ts";
 import { createConsoleApp } from "../console/app.tsx";
 import { operatorAuth } from "../admin/auth.ts";
 import { createGatewayApp } from "../gateway/app.ts";
+import type { GatewayDeps } from "../gateway/deps.ts";
+import { createPlayground } from "../gateway/playground.ts";
 import { isStoreUnavailable } from "../gateway/store-errors.ts";
 import { fail } from "../http/api-error.ts";
 import type { AppEnv } from "../http/app-env.ts";
@@ -14,7 +16,7 @@ import { installErrorHandling, requestIdMiddleware } from "../http/middleware.ts
 import { gatewayObserver, httpMetrics, METRICS_PATH, productObserver, registerMetricsRoute } from "../metrics/index.ts";
 import { registerOpenApiRoutes } from "../openapi/routes.ts";
 import { createProductApp, PRODUCT_PATH } from "../product/app.ts";
-import { gatewayPorts } from "./gateway-ports.ts";
+import { gatewayPorts, toKeyLookup } from "./gateway-ports.ts";
 import { remoteProduct } from "./remote-product.ts";
 import type { Services } from "./services.ts";
 
@@ -85,32 +87,30 @@ export function buildApp(s: Services, o: AppOptions): BuiltApp {
   // The interface description: GET /openapi.json and the HTML reference at /docs/api.
   registerOpenApiRoutes(app);
 
-  app.route(
-    "/",
-    createGatewayApp({
-      ports: gatewayPorts(s),
-      limiter: s.limiter,
-      receiveBudget: s.gatewayBudget,
-      product,
-      settings: {
-        deadlineMs: c.DEADLINE_MS,
-        maxResends: c.MAX_RESENDS,
-        resendMinRemainingMs: c.RESEND_MIN_REMAINING_MS,
-        resendDefaultWaitS: c.RESEND_DEFAULT_WAIT_S,
-        globalConcurrency: c.GLOBAL_CONCURRENCY,
-        orgLiveConcurrency: c.ORG_LIVE_CONCURRENCY,
-        permitLeaseMs: c.PERMIT_LEASE_MS,
-        invalidKeyLimit: c.INVALID_KEY_LIMIT,
-        invalidKeyWindowS: c.INVALID_KEY_WINDOW_S,
-        trustProxy: c.TRUST_PROXY,
-      },
-      now: s.now,
-      sleep: o.sleep ?? ((ms) => new Promise((r) => setTimeout(r, ms))),
-      remoteAddress: o.remoteAddress ?? (() => undefined),
-      log: o.log,
-      observe: gatewayObserver(s.metrics),
-    }),
-  );
+  const gatewayDeps: GatewayDeps = {
+    ports: gatewayPorts(s),
+    limiter: s.limiter,
+    receiveBudget: s.gatewayBudget,
+    product,
+    settings: {
+      deadlineMs: c.DEADLINE_MS,
+      maxResends: c.MAX_RESENDS,
+      resendMinRemainingMs: c.RESEND_MIN_REMAINING_MS,
+      resendDefaultWaitS: c.RESEND_DEFAULT_WAIT_S,
+      globalConcurrency: c.GLOBAL_CONCURRENCY,
+      orgLiveConcurrency: c.ORG_LIVE_CONCURRENCY,
+      permitLeaseMs: c.PERMIT_LEASE_MS,
+      invalidKeyLimit: c.INVALID_KEY_LIMIT,
+      invalidKeyWindowS: c.INVALID_KEY_WINDOW_S,
+      trustProxy: c.TRUST_PROXY,
+    },
+    now: s.now,
+    sleep: o.sleep ?? ((ms) => new Promise((r) => setTimeout(r, ms))),
+    remoteAddress: o.remoteAddress ?? (() => undefined),
+    log: o.log,
+    observe: gatewayObserver(s.metrics),
+  };
+  app.route("/", createGatewayApp(gatewayDeps));
   // Prometheus scrapes with the operator token (bearer_token in the scrape config):
   // call counts, charges and error rates are business data, and one token keeps one
   // secret to rotate.
@@ -145,6 +145,8 @@ export function buildApp(s: Services, o: AppOptions): BuiltApp {
       devMailbox: c.NODE_ENV !== "production" && s.mailer.kind === "outbox",
       trustProxy: c.TRUST_PROXY,
       remoteAddress: o.remoteAddress ?? (() => undefined),
+      // The playground removes as the app's test key through the gateway's own handler.
+      playground: createPlayground(gatewayDeps, async (appId) => toKeyLookup(await s.keys.lookupCurrent(appId, "test"))),
     }),
   );
   return { app, productApp };

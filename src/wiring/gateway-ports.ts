@@ -2,7 +2,7 @@
 import type { Accounts } from "../accounts/index.ts";
 import type { Billing, RequestLog, TestQuota } from "../billing/index.ts";
 import type { GatewayPorts } from "../gateway/ports.ts";
-import type { KeyService } from "../keys/index.ts";
+import type { KeyService, LookupResult } from "../keys/index.ts";
 
 export function gatewayPorts(s: {
   keys: KeyService;
@@ -12,23 +12,7 @@ export function gatewayPorts(s: {
   requestLog: RequestLog;
 }): GatewayPorts {
   return {
-    async lookupKey(text) {
-      const r = await s.keys.lookup(text);
-      if (!r.ok) return { ok: false, code: r.code };
-      return {
-        ok: true,
-        key: {
-          keyId: r.key.keyId,
-          kind: r.key.kind,
-          label: r.key.label,
-          appId: r.app.appId,
-          orgId: r.org.orgId,
-          productEnabled: r.app.productEnabled,
-          refundPending: r.org.refundPending,
-          testQuota: r.org.testQuota,
-        },
-      };
-    },
+    lookupKey: async (text) => toKeyLookup(await s.keys.lookup(text)),
     touchKey: (keyId) => s.keys.touch(keyId),
     productStatus: () => s.accounts.getProductStatus(),
     reserve: (h) => s.billing.reserve(h),
@@ -48,5 +32,23 @@ export function gatewayPorts(s: {
     refundTestCall: (q) => s.testQuota.refundTestCall(q),
     testCallsRemaining: (q) => s.testQuota.testCallsRemaining(q),
     logRequest: (row) => s.requestLog.logRequest(row),
+  };
+}
+
+/** The key service's answer in the gateway's shape (also used for the playground's test key). */
+export function toKeyLookup(r: LookupResult): Awaited<ReturnType<GatewayPorts["lookupKey"]>> {
+  if (!r.ok) return { ok: false, code: r.code };
+  return {
+    ok: true,
+    key: {
+      keyId: r.key.keyId,
+      kind: r.key.kind,
+      label: r.key.label,
+      appId: r.app.appId,
+      orgId: r.org.orgId,
+      productEnabled: r.app.productEnabled,
+      refundPending: r.org.refundPending,
+      testQuota: r.org.testQuota,
+    },
   };
 }

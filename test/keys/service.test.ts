@@ -51,6 +51,30 @@ describeEachDb("keys", (getDb) => {
     assert.deepEqual(found.org, { orgId, ownerUserId: userId, dailyLimitKrw: 50_000, refundPending: false, testQuota: "monthly" });
   });
 
+  test("lookupCurrent finds an app's current key of a kind by app ID, judged like a presented key", async () => {
+    const { keys, appId, clock } = await setup();
+    assert.equal(reasonOf(await keys.lookupCurrent(appId, "test")), "invalid_api_key/unknown", "none issued");
+    const first = await keys.issue(appId, "test");
+    assert.ok(first.ok);
+    const live = await keys.issue(appId, "live");
+    assert.ok(live.ok);
+    const found = await keys.lookupCurrent(appId, "test");
+    assert.ok(found.ok);
+    assert.equal(found.key.keyId, first.keyId, "the test key, not the live one");
+    const again = await keys.reissue(first.keyId);
+    assert.ok(again.ok);
+    const current = await keys.lookupCurrent(appId, "test");
+    assert.ok(current.ok);
+    assert.equal(current.key.keyId, again.keyId, "after a reissue: the new key");
+    await keys.suspend(again.keyId);
+    assert.equal(reasonOf(await keys.lookupCurrent(appId, "test")), "key_suspended/suspended");
+    await keys.unsuspend(again.keyId);
+    clock.advance(DORMANT_AFTER_MS + DAY);
+    assert.equal(reasonOf(await keys.lookupCurrent(appId, "test")), "invalid_api_key/dormant");
+    await keys.remove(again.keyId);
+    assert.equal(reasonOf(await keys.lookupCurrent(appId, "test")), "invalid_api_key/unknown", "deleted: no current key");
+  });
+
   test("missing, malformed and unknown keys are invalid_api_key with their reason", async () => {
     const { keys } = await setup();
     assert.equal(reasonOf(await keys.lookup(undefined)), "invalid_api_key/missing");

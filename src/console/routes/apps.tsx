@@ -126,6 +126,9 @@ export function registerAppRoutes(app: Hono<ConsoleEnv>, d: ConsoleDeps, st: Con
           )}
         </form>
 
+        <h2 id="playground">Playground</h2>
+        <p><a href={`/console/apps/${a.appId}/playground`}>Try an image with this app's test key</a> (free, preview size, no key to copy).</p>
+
         <h2 id="keys">Keys</h2>
         <KeyTable keys={keys} now={d.now()} csrf={c.get("csrf")} />
         <div class="actions">
