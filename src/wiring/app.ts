@@ -44,6 +44,7 @@ export function buildApp(s: Services, o: AppOptions): BuiltApp {
           receiveBudget: s.productBudget,
           now: s.now,
           defaultDeadlineMs: c.DEADLINE_MS,
+          modelLabel: s.modelLabel,
           isShuttingDown: o.isShuttingDown,
           log: o.log,
           observe: productObserver(s.metrics),

@@ -1,6 +1,8 @@
 // Adapts the keys, billing and accounts services to the narrow GatewayPorts shape.
 import type { Accounts } from "../accounts/index.ts";
 import type { Billing, RequestLog, TestQuota } from "../billing/index.ts";
+import { readSpendAllowance } from "../billing/spend-allowance.ts";
+import type { Db } from "../db/index.ts";
 import type { GatewayPorts } from "../gateway/ports.ts";
 import type { KeyService } from "../keys/index.ts";
 
@@ -10,6 +12,8 @@ export function gatewayPorts(s: {
   accounts: Accounts;
   testQuota: TestQuota;
   requestLog: RequestLog;
+  db: Db;
+  now: () => number;
 }): GatewayPorts {
   return {
     async lookupKey(text) {
@@ -47,6 +51,7 @@ export function gatewayPorts(s: {
     consumeTestCall: (q) => s.testQuota.consumeTestCall(q),
     refundTestCall: (q) => s.testQuota.refundTestCall(q),
     testCallsRemaining: (q) => s.testQuota.testCallsRemaining(q),
+    spendAllowance: (q) => readSpendAllowance(s.db, { ...q, now: s.now() }),
     logRequest: (row) => s.requestLog.logRequest(row),
   };
 }
