@@ -1,5 +1,6 @@
 // The service's pipeline run in this process on the chosen model and backend.
 import { availableParallelism } from "node:os";
+import { parseColour } from "../imaging/background.ts";
 import { resolveModel } from "../inference/manifest.ts";
 import { createMaskSession } from "../inference/session.ts";
 import { runPipeline } from "../product/pipeline.ts";
@@ -17,11 +18,12 @@ export async function createLocalRemover(a: RemoveArgs): Promise<{ ok: true; rem
     threads: a.threads ?? availableParallelism(),
     wasmDir: PACKAGE_WASM_DIR,
   });
+  const background = a.bgColor === undefined ? undefined : parseColour(a.bgColor);
   return {
     ok: true,
     remover: {
       async remove(image) {
-        const result = await runPipeline({ image, size: a.size, semitransparency: true }, session);
+        const result = await runPipeline({ image, size: a.size, semitransparency: true, channels: a.channels, background }, session);
         return result.ok ? { ok: true, png: result.png } : { ok: false, message: result.title };
       },
       describe: () => `backend ${session.backend}`,
