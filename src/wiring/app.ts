@@ -89,7 +89,7 @@ export function buildApp(s: Services, o: AppOptions): BuiltApp {
   app.route(
     "/",
     createGatewayApp({
-      ports: gatewayPorts(s),
+      ports: gatewayPorts(s, o.log),
       limiter: s.limiter,
       receiveBudget: s.gatewayBudget,
       product,
