@@ -14,6 +14,7 @@ import { reserveHold, type ReserveInput } from "./reserve.ts";
 import { captureHold, releaseHold, type CaptureResult, type ReleaseResult } from "./settle.ts";
 import { readSpend, type SpendNow } from "./spend.ts";
 import { kstDay, kstMonth } from "./kst.ts";
+import { rearmLowBalance } from "./low-balance.ts";
 
 export type { ReserveInput } from "./reserve.ts";
 export type { CaptureResult, ReleaseResult } from "./settle.ts";
@@ -43,7 +44,10 @@ export function createBilling({ db, now, holdTtlMs }: BillingDeps) {
     if (!Number.isSafeInteger(amountKrw) || amountKrw <= 0) {
       return fail("invalid_parameter", "Credit must be a positive whole number of won");
     }
-    return appendEntry(orgId, "credit", amountKrw, note);
+    const r = await appendEntry(orgId, "credit", amountKrw, note);
+    // A top-up that lifts the balance back over the low-balance threshold re-arms its e-mail.
+    if (r.ok) await rearmLowBalance(db, orgId);
+    return r;
   }
 
   /**

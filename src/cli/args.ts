@@ -2,18 +2,27 @@
 // With an API key (--api-key or PD_API_KEY) the images go to a running service through
 // the client instead of the model running here.
 import { parseArgs } from "node:util";
-import { SIZES, type Size } from "../product/params.ts";
+import { parseColour } from "../imaging/background.ts";
+import { CHANNELS, SIZES, type Channels, type Size } from "../product/params.ts";
+
+/** --concurrency: files in flight at once in remote mode (each one a paid call of the org's 2 live slots, or the test key's 1). */
+export const MAX_CONCURRENCY = 16;
 
 /** Where remote mode sends images unless --base-url or PD_BASE_URL says otherwise: `npm start`'s address. */
 export const DEFAULT_BASE_URL = "http://127.0.0.1:8080";
 
 export const USAGE = `usage: pixeldrop remove <file-or-folder>... [-o <dir>] [--size ${SIZES.join("|")}]
                         [--model small|medium|<file.onnx>] [--backend auto|wasm|native] [--threads N]
-                        [--api-key <key>] [--base-url <url>]
+                        [--channels rgba|alpha] [--bg-color <hex or CSS name>] [--skip-existing]
+                        [--api-key <key>] [--base-url <url>] [--concurrency N]
        pixeldrop assemble [small|medium]...
 
 Removes the background of each image (JPEG, PNG, WebP; folders are searched, not
-recursively) and writes <name>.png into the output folder (default ./cutouts).
+recursively) and writes <name>.png into the output folder (default ./cutouts). When
+several inputs share a name (cat.jpg, cat.webp) each keeps its extension instead
+(cat.jpg.png, cat.webp.png; then -2, -3 if still equal): nothing is overwritten.
+--skip-existing leaves files whose output is already there (to resume a batch).
+--channels alpha writes the mask alone; --bg-color lays the cut-out over a colour.
 Locally by default; with --api-key (or PD_API_KEY) through the service at --base-url
 (or PD_BASE_URL, default ${DEFAULT_BASE_URL}), billed to that key.
 \`assemble\` builds the model files now (checked by sha256) instead of on first use.`;
@@ -25,6 +34,13 @@ export interface RemoveArgs {
   model: string;
   backend: "auto" | "wasm" | "native";
   threads: number | undefined;
+  /** Absent: rgba. */
+  channels?: Channels;
+  /** The --bg-color text, already checked (hex or CSS colour name). */
+  bgColor?: string;
+  skipExisting: boolean;
+  /** Files in flight at once; above 1 only in remote mode. */
+  concurrency: number;
   /** Present in remote mode only. */
   remote?: { apiKey: string; baseUrl: string };
 }
@@ -45,6 +61,10 @@ export function parseRemoveArgs(argv: string[], env: Env = {}): { ok: true; args
         threads: { type: "string" },
         "api-key": { type: "string" },
         "base-url": { type: "string" },
+        channels: { type: "string" },
+        "bg-color": { type: "string" },
+        "skip-existing": { type: "boolean" },
+        concurrency: { type: "string" },
         help: { type: "boolean", short: "h" },
       },
     });
@@ -68,13 +88,39 @@ export function parseRemoveArgs(argv: string[], env: Env = {}): { ok: true; args
     threads = Number(v.threads);
     if (!Number.isInteger(threads) || threads < 1 || threads > 64) return { ok: false, message: "--threads must be 1..64" };
   }
-  const args: RemoveArgs = { inputs, outDir: v.out ?? "cutouts", size: v.size as Size | undefined, model: v.model ?? "small", backend, threads };
+  if (v.channels !== undefined && !(CHANNELS as readonly string[]).includes(v.channels)) {
+    return { ok: false, message: `--channels must be one of ${CHANNELS.join(", ")}` };
+  }
+  if (v["bg-color"] !== undefined && !parseColour(v["bg-color"])) {
+    return { ok: false, message: "--bg-color must be a hex colour (81d4fa, #81d4fa, 81d4fa77) or a CSS colour name" };
+  }
+  let concurrency = 1;
+  if (v.concurrency !== undefined) {
+    concurrency = Number(v.concurrency);
+    if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > MAX_CONCURRENCY) {
+      return { ok: false, message: `--concurrency must be 1..${MAX_CONCURRENCY}` };
+    }
+  }
+  const args: RemoveArgs = {
+    inputs,
+    outDir: v.out ?? "cutouts",
+    size: v.size as Size | undefined,
+    model: v.model ?? "small",
+    backend,
+    threads,
+    ...(v.channels !== undefined ? { channels: v.channels as Channels } : {}),
+    ...(v["bg-color"] !== undefined ? { bgColor: v["bg-color"] } : {}),
+    skipExisting: v["skip-existing"] ?? false,
+    concurrency,
+  };
 
   const apiKey = v["api-key"] ?? env.PD_API_KEY;
   const baseUrl = v["base-url"] ?? env.PD_BASE_URL;
   if (apiKey === undefined || apiKey === "") {
     if (v["api-key"] === "") return { ok: false, message: "--api-key is empty" };
     if (v["base-url"] !== undefined) return { ok: false, message: "--base-url needs an API key (--api-key or PD_API_KEY)" };
+    // One model session runs one image at a time: more would only queue.
+    if (concurrency > 1) return { ok: false, message: "--concurrency needs an API key (--api-key or PD_API_KEY): a local run does one image at a time" };
     return { ok: true, args };
   }
   // The model options describe a local run; silently ignoring them would surprise.

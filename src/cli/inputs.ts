@@ -1,6 +1,6 @@
 // Expands the command line's files and folders into the image files to process.
 import { readdir, stat } from "node:fs/promises";
-import { basename, extname, join } from "node:path";
+import { extname, join } from "node:path";
 
 const IMAGE_EXTENSIONS = new Set([".jpg", ".jpeg", ".png", ".webp"]);
 
@@ -17,10 +17,4 @@ export async function expandInputs(inputs: string[]): Promise<{ files: string[];
     } else files.push(input);
   }
   return { files, missing };
-}
-
-/** `photos/cat.jpg` → `<outDir>/cat.png`. */
-export function outputPath(outDir: string, input: string): string {
-  const name = basename(input, extname(input));
-  return join(outDir, `${name}.png`);
 }

@@ -2,9 +2,11 @@
 // bar and a summary, either with the service's pipeline run locally or (with an API
 // key) through a running service. Exit code 0 when every file worked, 1 if any failed,
 // 2 for a usage error.
-import { mkdir, readFile, writeFile } from "node:fs/promises";
+import { mkdir } from "node:fs/promises";
 import { parseRemoveArgs, USAGE, type Env, type RemoveArgs } from "./args.ts";
-import { expandInputs, outputPath } from "./inputs.ts";
+import { runBatch } from "./batch.ts";
+import { expandInputs } from "./inputs.ts";
+import { planOutputs } from "./output-names.ts";
 import { createProgress } from "./progress.ts";
 import type { Remover } from "./remover.ts";
 
@@ -32,45 +34,30 @@ export async function main(argv: string[], log: (s: string) => void = (s) => con
   const remover = made.remover;
   await mkdir(a.outDir, { recursive: true });
 
-  const progress = createProgress(files.length);
-  const failures: string[] = [];
+  const plan = planOutputs(files, a.outDir);
+  const progress = createProgress(plan.length);
   const started = performance.now();
+  let report;
   try {
-    let stopped: string | undefined;
-    for (let i = 0; i < files.length; i++) {
-      const file = files[i];
-      progress.update(i, file);
-      if (stopped) {
-        failures.push(`${file}: not sent (${stopped})`);
-        continue;
-      }
-      try {
-        const result = await remover.remove(new Uint8Array(await readFile(file)));
-        if (result.ok) await writeFile(outputPath(a.outDir, file), result.png);
-        else {
-          failures.push(`${file}: ${result.message}`);
-          if (result.stop) stopped = result.message.split(":")[0];
-        }
-      } catch (err) {
-        failures.push(`${file}: ${err instanceof Error ? err.message : String(err)}`);
-      }
-    }
-    progress.update(files.length, "done");
+    report = await runBatch(plan, remover, { concurrency: a.concurrency, skipExisting: a.skipExisting, onProgress: (i, label) => progress.update(i, label) });
     progress.finish();
   } finally {
     await remover.close();
   }
   const secs = (performance.now() - started) / 1000;
-  const ok = files.length - failures.length;
+  const failures = report.failures;
+  const done = plan.length - report.skipped.length;
   for (const f of failures) log(`failed: ${f}`);
-  log(`${ok} of ${files.length} images written to ${a.outDir} in ${secs.toFixed(1)} s (${(secs / files.length).toFixed(2)} s each, ${remover.describe()})`);
+  if (report.skipped.length) log(`skipped ${report.skipped.length} whose output already exists (--skip-existing)`);
+  if (failures.length) log(`${failures.length} failed (listed above)`);
+  log(`${report.written} of ${plan.length} images written to ${a.outDir} in ${secs.toFixed(1)} s (${(secs / Math.max(1, done)).toFixed(2)} s each, ${remover.describe()})`);
   return failures.length || missing.length ? 1 : 0;
 }
 
 async function createRemover(a: RemoveArgs): Promise<{ ok: true; remover: Remover } | { ok: false; message: string }> {
   if (a.remote) {
     const { createRemoteRemover } = await import("./remote-remover.ts");
-    return { ok: true, remover: createRemoteRemover({ ...a.remote, size: a.size }) };
+    return { ok: true, remover: createRemoteRemover({ ...a.remote, size: a.size, channels: a.channels, bgColor: a.bgColor }) };
   }
   // Loaded only for local runs: remote mode never starts ONNX Runtime.
   const { createLocalRemover } = await import("./local-remover.ts");

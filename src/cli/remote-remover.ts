@@ -2,23 +2,28 @@
 // the retry contract (resends after 503 / 429 key_queue_full / connection errors). The
 // API key is only ever handed to the client; messages name the error code and the
 // request ID (what support needs), never the key.
-import { createClient, PixeldropError, type ClientOptions } from "../client/index.ts";
-import type { Size } from "../product/params.ts";
+import { createClient, PixeldropError, type ClientOptions, type RemoveOptions } from "../client/index.ts";
+import type { Channels, Size } from "../product/params.ts";
 import type { Remover } from "./remover.ts";
 
 /** Answers that will be the same for every later file: stop instead of sending them all. */
 const KEY_REFUSED: ReadonlySet<string> = new Set(["invalid_api_key", "key_suspended"]);
 
 export function createRemoteRemover(
-  o: { apiKey: string; baseUrl: string; size: Size | undefined } & Pick<ClientOptions, "fetch" | "sleep" | "timeoutMs">,
+  o: { apiKey: string; baseUrl: string; size: Size | undefined; channels?: Channels; bgColor?: string } & Pick<ClientOptions, "fetch" | "sleep" | "timeoutMs">,
 ): Remover {
   const client = createClient({ apiKey: o.apiKey, baseUrl: o.baseUrl, fetch: o.fetch, sleep: o.sleep, timeoutMs: o.timeoutMs });
+  const options: RemoveOptions = {
+    ...(o.size !== undefined ? { size: o.size } : {}),
+    ...(o.channels !== undefined ? { channels: o.channels } : {}),
+    ...(o.bgColor !== undefined ? { bgColor: o.bgColor } : {}),
+  };
   let chargedKrw = 0;
   let balanceKrw: number | undefined;
   return {
     async remove(image) {
       try {
-        const r = await client.removeBackground(image, o.size === undefined ? {} : { size: o.size });
+        const r = await client.removeBackground(image, options);
         chargedKrw += r.chargedKrw ?? 0;
         if (r.balanceKrw !== undefined) balanceKrw = r.balanceKrw;
         return { ok: true, png: r.bytes };

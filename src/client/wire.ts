@@ -10,6 +10,10 @@ export interface RemoveOptions {
   type?: "product" | "auto";
   format?: "png" | "auto";
   semitransparency?: boolean;
+  /** Beyond the spec: "alpha" returns the mask alone as a greyscale PNG. Default "rgba". */
+  channels?: "rgba" | "alpha";
+  /** Beyond the spec: a colour to lay the cut-out over: hex (with or without '#', optional alpha) or a CSS colour name. */
+  bgColor?: string;
 }
 
 export type ImageInput = Blob | Uint8Array | ArrayBuffer;
@@ -29,6 +33,15 @@ export interface RemoveResult {
   /** Test keys: always "preview", and the free calls left this month. */
   testSize?: string;
   testRemaining?: number;
+  /** Beyond the spec: "name/version" of the model that made the cut-out. */
+  model?: string;
+  /** Beyond the spec: 0 (sure) to 1 (unsure) about the subject's outline. */
+  uncertainty?: number;
+  /**
+   * X-RateLimit-*: test keys, calls per minute; live keys, the tightest spending limit in
+   * KRW. reset is a Unix time in seconds.
+   */
+  rateLimit?: { limit: number; remaining: number; reset: number };
 }
 
 /**
@@ -45,6 +58,8 @@ export async function encodeForm(file: ImageInput, o: RemoveOptions): Promise<{ 
   if (o.type !== undefined) form.append("type", o.type);
   if (o.format !== undefined) form.append("format", o.format);
   if (o.semitransparency !== undefined) form.append("semitransparency", String(o.semitransparency));
+  if (o.channels !== undefined) form.append("channels", o.channels);
+  if (o.bgColor !== undefined) form.append("bg_color", o.bgColor);
   // Letting the platform encode the form gives the boundary and the exact bytes.
   const encoded = new Request("http://form.invalid/", { method: "POST", body: form });
   return { body: new Uint8Array(await encoded.arrayBuffer()), contentType: encoded.headers.get("content-type")! };
@@ -73,6 +88,12 @@ export function resultOf(res: Response, bytes: Uint8Array): RemoveResult {
   if (balance !== undefined) out.balanceKrw = balance;
   if (testSize !== null) out.testSize = testSize;
   if (testRemaining !== undefined) out.testRemaining = testRemaining;
+  const model = res.headers.get(H.model);
+  const uncertainty = optionalNumber(res, H.uncertainty);
+  const [limit, remaining, reset] = [H.rateLimit, H.rateRemaining, H.rateReset].map((h) => optionalNumber(res, h));
+  if (model !== null) out.model = model;
+  if (uncertainty !== undefined) out.uncertainty = uncertainty;
+  if (limit !== undefined && remaining !== undefined && reset !== undefined) out.rateLimit = { limit, remaining, reset };
   return out;
 }
 

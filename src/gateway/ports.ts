@@ -34,5 +34,7 @@ export interface GatewayPorts {
   /** Gives back a call taken in `period` (what consumeTestCall returned). */
   refundTestCall(q: { orgId: string; period: string }): Promise<void>;
   testCallsRemaining(q: { orgId: string; lifetime: boolean }): Promise<number>;
+  /** The tightest spending limit left for a live key (X-RateLimit-* headers); undefined if the app is gone. */
+  spendAllowance(q: { orgId: string; appId: string }): Promise<{ limitKrw: number; remainingKrw: number; resetAt: number } | undefined>;
   logRequest(row: RequestLogRow): Promise<void>;
 }

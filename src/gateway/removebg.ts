@@ -20,8 +20,7 @@ import type { KeyContext, RequestLogRow } from "./ports.ts";
 import { failureResponse, successResponse, wantsJson } from "./reply.ts";
 import { callProduct } from "./upstream.ts";
 import { CAPTURE_RETRY_WAIT_MS, CAPTURE_TRIES, captureSettled } from "./capture.ts";
-
-const TEST_PER_MINUTE = 10;
+import { rateLimitHeaders, TEST_PER_MINUTE, TEST_WINDOW_MS, testMinuteKey } from "./rate-headers.ts";
 
 interface Ctx {
   requestId: string;
@@ -33,6 +32,8 @@ interface Ctx {
   succeeded: boolean;
   /** Set once a test key is recognised: whose free calls the answer reports. */
   testQuota?: { orgId: string; lifetime: boolean };
+  /** Set once the key is known: every later answer carries X-RateLimit-*. */
+  key?: KeyContext;
 }
 
 export function registerRemoveBg(app: Hono<AppEnv>, deps: GatewayDeps, guard: InvalidKeyGuard): void {
@@ -64,6 +65,7 @@ export function registerRemoveBg(app: Hono<AppEnv>, deps: GatewayDeps, guard: In
       }
     }
     if (ctx.testQuota && !ctx.succeeded) await stampTestRemaining(res, ctx.testQuota, deps);
+    if (ctx.key) await stampRateLimit(res, ctx.key, deps);
     ctx.row.status = res.status;
     await deps.ports.logRequest(ctx.row).catch((err: unknown) =>
       deps.log({ level: "error", msg: "request log write failed", requestId, err: err instanceof Error ? err.message : String(err) }),
@@ -84,6 +86,16 @@ async function stampTestRemaining(res: Response, q: { orgId: string; lifetime: b
   }
 }
 
+/** X-RateLimit-* (rate-headers.ts), read once the undo steps ran so the numbers are final. */
+async function stampRateLimit(res: Response, key: KeyContext, deps: GatewayDeps): Promise<void> {
+  try {
+    const headers = await rateLimitHeaders(key, { limiter: deps.limiter, now: deps.now, spendAllowance: deps.ports.spendAllowance });
+    for (const [name, value] of Object.entries(headers)) res.headers.set(name, value);
+  } catch {
+    // A store that is down already made this answer a 503; the headers are left out.
+  }
+}
+
 async function handle(req: Request, env: unknown, ctx: Ctx, deps: GatewayDeps, guard: InvalidKeyGuard): Promise<Response> {
   const reject = (f: Failure) => {
     ctx.row.errorCode = f.code;
@@ -93,6 +105,7 @@ async function handle(req: Request, env: unknown, ctx: Ctx, deps: GatewayDeps, g
   const auth = await timed(deps, "authenticate", () => authenticate(req.headers.get("x-api-key"), ip, deps.ports, guard));
   if (!auth.ok) return reject(auth);
   const key = auth.key;
+  ctx.key = key;
   Object.assign(ctx.row, { orgId: key.orgId, appId: key.appId, keyId: key.keyId, keyKind: key.kind });
   if (key.kind === "test") {
     ctx.headers[H.testSize] = "preview";
@@ -213,7 +226,7 @@ function keepPermits(permits: { permits: Permit[]; release(): Promise<void> }, c
 
 async function takeTestAllowance(key: KeyContext, ctx: Ctx, deps: GatewayDeps): Promise<{ ok: true } | Failure> {
   const lifetime = key.testQuota === "lifetime";
-  const perMinute = await deps.limiter.hit(`test-minute:${key.keyId}`, TEST_PER_MINUTE, 60_000);
+  const perMinute = await deps.limiter.hit(testMinuteKey(key.keyId), TEST_PER_MINUTE, TEST_WINDOW_MS);
   if (!perMinute.allowed) {
     return fail("test_quota_exceeded", "Test keys allow 10 calls per minute", Math.ceil(perMinute.retryAfterMs / 1000));
   }

@@ -34,6 +34,8 @@ export interface ProductImage {
   height: number;
   processingMs: number;
   foreground: { top: number; left: number; width: number; height: number };
+  model?: string;
+  uncertainty?: number;
 }
 
 export type UpstreamOutcome = { ok: true; image: ProductImage; attempts: number } | (Failure & { attempts: number });
@@ -139,6 +141,17 @@ async function readImage(res: Response): Promise<ProductImage | undefined> {
     height,
     processingMs: num(H.processingMs) ?? 0,
     foreground: { top: num(H.fgTop) ?? 0, left: num(H.fgLeft) ?? 0, width: num(H.fgWidth) ?? 0, height: num(H.fgHeight) ?? 0 },
+    ...passedOn(res),
+  };
+}
+
+/** The product's model and uncertainty headers, handed on only when well formed. */
+function passedOn(res: Response): { model?: string; uncertainty?: number } {
+  const model = res.headers.get(H.model) ?? "";
+  const u = Number(res.headers.get(H.uncertainty) ?? "x");
+  return {
+    ...(/^[\x21-\x7e]{1,100}$/.test(model) ? { model } : {}),
+    ...(Number.isFinite(u) && u >= 0 && u <= 1 ? { uncertainty: u } : {}),
   };
 }
 

@@ -12,6 +12,12 @@ export const H = {
   fgLeft: "X-Foreground-Left",
   fgWidth: "X-Foreground-Width",
   fgHeight: "X-Foreground-Height",
+  // Beyond the spec (docs/DECISIONS.md "Headers beyond the spec")
+  model: "X-PD-Model",
+  uncertainty: "X-PD-Uncertainty",
+  rateLimit: "X-RateLimit-Limit",
+  rateRemaining: "X-RateLimit-Remaining",
+  rateReset: "X-RateLimit-Reset",
   // Internal, gateway → product only
   deadline: "X-PD-Deadline",
   queueKey: "X-PD-Queue-Key",
@@ -23,6 +29,10 @@ export interface ImageFacts {
   height: number;
   processingMs: number;
   foreground: { top: number; left: number; width: number; height: number };
+  /** Which model made the cut-out, "name/version" (absent when unknown). */
+  model?: string;
+  /** In [0, 1] (absent when unknown). */
+  uncertainty?: number;
 }
 
 /** The success headers both the product and the gateway send for a cut-out. */
@@ -36,5 +46,7 @@ export function imageHeaders(requestId: string, r: ImageFacts): Record<string, s
     [H.fgLeft]: String(r.foreground.left),
     [H.fgWidth]: String(r.foreground.width),
     [H.fgHeight]: String(r.foreground.height),
+    ...(r.model ? { [H.model]: r.model } : {}),
+    ...(r.uncertainty !== undefined ? { [H.uncertainty]: String(r.uncertainty) } : {}),
   };
 }

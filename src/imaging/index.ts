@@ -11,3 +11,6 @@ export { composeCutout, HARD_ALPHA_THRESHOLD, type ComposeOptions } from "./comp
 export { foregroundBox, type Box } from "./bbox.ts";
 export { encodePng } from "./encode.ts";
 export { createCodecs, defaultCodecs, type Codecs, type CodecOutcome } from "./codecs.ts";
+export { parseColour, composeOverColour, type Colour } from "./background.ts";
+export { encodeGreyPng } from "./grey-png.ts";
+export { maskUncertainty, UNCERTAIN_IN, UNCERTAIN_OUT } from "./uncertainty.ts";

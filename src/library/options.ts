@@ -1,7 +1,8 @@
 // The library's options, checked once at the door: a wrong value is a RangeError or
 // TypeError naming the option and what it accepts, before any work starts.
 import { availableParallelism } from "node:os";
-import { SIZES, type Size } from "../product/params.ts";
+import { parseColour, type Colour } from "../imaging/background.ts";
+import { CHANNELS, SIZES, type Channels, type Size } from "../product/params.ts";
 
 export type PublicBackend = "auto" | "wasm" | "webgpu" | "native";
 const BACKENDS: readonly PublicBackend[] = ["auto", "wasm", "webgpu", "native"];
@@ -25,6 +26,10 @@ export interface RemoveOptions {
   size?: Size;
   /** Soft edges (default true); false hardens the alpha to 0 or 255. */
   semitransparency?: boolean;
+  /** As the API's `channels`: "rgba" (default), or "alpha" for the mask alone as a greyscale PNG. */
+  channels?: Channels;
+  /** As the API's `bg_color`: hex (`81d4fa`, `#81d4fa`, with optional alpha) or a CSS colour name; the cut-out is laid over it. */
+  bgColor?: string;
   /** Aborting rejects with the signal's reason and withdraws the job if it has not started. */
   signal?: AbortSignal;
 }
@@ -57,11 +62,22 @@ export function readRemoverOptions(o: RemoverOptions = {}): EngineChoice {
   };
 }
 
-export function readRemoveOptions(o: RemoveOptions = {}): { size: Size | undefined; semitransparency: boolean; signal?: AbortSignal } {
+export interface RemoveChoice {
+  size: Size | undefined;
+  semitransparency: boolean;
+  channels: Channels;
+  background: Colour | undefined;
+  signal?: AbortSignal;
+}
+
+export function readRemoveOptions(o: RemoveOptions = {}): RemoveChoice {
   if (typeof o !== "object" || o === null) throw new TypeError("remove options must be an object");
   // The API's own wording for a wrong size.
   if (o.size !== undefined && !(SIZES as readonly string[]).includes(o.size)) throw new RangeError(`size must be one of ${SIZES.join(", ")}`);
   if (o.semitransparency !== undefined && typeof o.semitransparency !== "boolean") throw new TypeError("semitransparency must be true or false");
   if (o.signal !== undefined && !(o.signal instanceof AbortSignal)) throw new TypeError("signal must be an AbortSignal");
-  return { size: o.size, semitransparency: o.semitransparency ?? true, signal: o.signal };
+  if (o.channels !== undefined && !(CHANNELS as readonly string[]).includes(o.channels)) throw new RangeError(`channels must be one of ${CHANNELS.join(", ")}`);
+  const background = o.bgColor === undefined ? undefined : typeof o.bgColor === "string" ? parseColour(o.bgColor) : undefined;
+  if (o.bgColor !== undefined && !background) throw new RangeError("bgColor must be a hex colour (81d4fa, #81d4fa, 81d4fa77) or a CSS colour name");
+  return { size: o.size, semitransparency: o.semitransparency ?? true, channels: o.channels ?? "rgba", background, signal: o.signal };
 }

@@ -14,6 +14,8 @@ export interface Cutout {
   height: number;
   /** The subject's bounding box in the output (pixels with any opacity). */
   foreground: { top: number; left: number; width: number; height: number };
+  /** In [0, 1]: how unsure the model is about the subject's outline (the API's X-PD-Uncertainty); flag high ones for review. */
+  uncertainty: number;
   /** Time the engine spent on this image (decode, model, compose, encode), not the wait for a worker. */
   processingMs: number;
 }
@@ -58,9 +60,11 @@ function wrapEngine(engine: Engine): Remover {
       if (disposed) throw new InferenceError("shutting_down", "the remover is disposed");
       opts.signal?.throwIfAborted();
       const image = await ownBytes(input);
-      const result = await engine.run({ image, size: opts.size, semitransparency: opts.semitransparency }, opts.signal);
+      const { signal, ...job } = opts;
+      const result = await engine.run({ image, ...job }, signal);
       if (!result.ok) throw new ImageError(result.title);
-      return { png: result.png, width: result.width, height: result.height, foreground: result.foreground, processingMs: result.processingMs };
+      const { png, width, height, foreground, uncertainty, processingMs } = result;
+      return { png, width, height, foreground, uncertainty, processingMs };
     },
     dispose,
     [asyncDispose]: dispose,
@@ -69,10 +73,10 @@ function wrapEngine(engine: Engine): Remover {
 
 /** createRemover, one remove, dispose: for a single image (each call loads the model). */
 export async function removeBackground(input: ImageInput, options: RemoveOptions & RemoverOptions = {}): Promise<Cutout> {
-  const { size, semitransparency, signal, ...engineOptions } = options;
+  const { size, semitransparency, channels, bgColor, signal, ...engineOptions } = options;
   const remover = await createRemover(engineOptions);
   try {
-    return await remover.remove(input, { size, semitransparency, signal });
+    return await remover.remove(input, { size, semitransparency, channels, bgColor, signal });
   } finally {
     await remover.dispose();
   }

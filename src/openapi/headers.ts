@@ -1,6 +1,7 @@
 // Descriptions of the response headers, keyed by the names the code sends
 // (src/http/headers.ts), so a renamed header breaks the build of the document.
 import { H } from "../http/headers.ts";
+import { UNCERTAIN_IN, UNCERTAIN_OUT } from "../imaging/uncertainty.ts";
 import type { JsonSchema } from "./model.ts";
 
 const int = (minimum = 0): JsonSchema => ({ type: "integer", minimum });
@@ -18,6 +19,28 @@ export const HEADER_DOCS = {
   [H.fgLeft]: { description: "Left edge of the foreground's bounding box in the result, in pixels.", schema: int() },
   [H.fgWidth]: { description: "Width of the foreground's bounding box in the result, in pixels.", schema: int() },
   [H.fgHeight]: { description: "Height of the foreground's bounding box in the result, in pixels.", schema: int() },
+  [H.model]: {
+    description: "Beyond the spec: the model and its version that made the cut-out, `name/version` (e.g. `isnet-small/1.4.5`), so results can be told apart after a model change.",
+    schema: { type: "string", pattern: "^[!-~]+/[!-~]+$" },
+  },
+  [H.uncertainty]: {
+    description:
+      "Beyond the spec: how unsure the mask is about the subject's outline, 0 (sure) to 1 (unsure). Of the pixels the mask gives " +
+      `any weight (above ${UNCERTAIN_OUT}/255), the share that is neither clearly background nor clearly subject (below ${UNCERTAIN_IN}/255); ` +
+      "1 when no subject was found. Use it to route results above a threshold you pick (e.g. 0.3) to human review.",
+    schema: { type: "number", minimum: 0, maximum: 1 },
+  },
+  [H.rateLimit]: {
+    description:
+      "Beyond the spec, as the mirrored API sends it, on every answer to a recognised key. Test key: calls allowed per minute (10). " +
+      "Live key: the tightest spending limit that applies (organization daily, app daily or app monthly), in KRW.",
+    schema: int(),
+  },
+  [H.rateRemaining]: { description: "What is left of X-RateLimit-Limit after this call: calls (test key) or KRW (live key).", schema: int() },
+  [H.rateReset]: {
+    description: "Unix time in seconds at which X-RateLimit-Remaining is back to X-RateLimit-Limit: when the newest call leaves the minute window (test key), the next 00:00 KST or 1st of the month (live key).",
+    schema: int(),
+  },
   "Retry-After": { description: "Seconds to wait before sending again (429 and 503 answers that can clear by themselves).", schema: int(1) },
   Allow: { description: "The methods this path accepts.", schema: { type: "string" } },
   "Cache-Control": { description: "`no-store`: the answer carries key text shown only once.", schema: { type: "string", const: "no-store" } },
@@ -40,7 +63,15 @@ export const IMAGE_HEADERS: HeaderName[] = [
   H.fgLeft,
   H.fgWidth,
   H.fgHeight,
+  H.model,
+  H.uncertainty,
+  H.rateLimit,
+  H.rateRemaining,
+  H.rateReset,
 ];
+
+/** On every answer to a recognised key, errors included. */
+export const RATE_LIMIT_HEADERS: HeaderName[] = [H.rateLimit, H.rateRemaining, H.rateReset];
 
 /** Component name of a header: "X-PD-Request-Id" → "XPdRequestId". */
 export function headerComponentName(name: string): string {

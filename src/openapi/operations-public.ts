@@ -4,7 +4,7 @@
 // them through the app, so an entry here that the gateway cannot give fails a test.
 import { H } from "../http/headers.ts";
 import { METRICS_PATH } from "../metrics/route.ts";
-import { IMAGE_HEADERS } from "./headers.ts";
+import { IMAGE_HEADERS, RATE_LIMIT_HEADERS } from "./headers.ts";
 import type { ErrorDoc, Operation } from "./model.ts";
 import { REMOVEBG_FORM } from "./removebg-form.ts";
 import { AccountInfo, Healthy, Readiness, RemoveBgJson } from "./schemas.ts";
@@ -94,7 +94,7 @@ export const PUBLIC_OPERATIONS: Operation[] = [
       headers: IMAGE_HEADERS,
     },
     errors: REMOVEBG_ERRORS,
-    errorHeaders: ["Retry-After", H.testSize, H.testRemaining],
+    errorHeaders: ["Retry-After", H.testSize, H.testRemaining, ...RATE_LIMIT_HEADERS],
   },
   {
     operationId: "getAccount",

@@ -13,10 +13,11 @@ interface PostmanRequestItem {
   response: [];
 }
 
-/** A sample value for a multipart text part: the schema's default or first listed value. */
+/** A sample value for a multipart text part: the schema's default, first listed value or first example. */
 function sampleOf(schema: Json): string | undefined {
   if (typeof schema.default === "string") return schema.default;
   if (Array.isArray(schema.enum) && typeof schema.enum[0] === "string") return schema.enum[0];
+  if (Array.isArray(schema.examples) && typeof schema.examples[0] === "string") return schema.examples[0];
   return undefined;
 }
 

@@ -7,7 +7,8 @@
 import { FULL_PRICE_KRW, PREVIEW_PRICE_KRW, reserveAmountForSize } from "../billing/prices.ts";
 import { MAX_BODY_BYTES } from "../http/read-body.ts";
 import { MAX_PIXELS } from "../imaging/header.ts";
-import { SIZES } from "../product/params.ts";
+import { UNCERTAIN_IN, UNCERTAIN_OUT } from "../imaging/uncertainty.ts";
+import { CHANNELS, SIZES } from "../product/params.ts";
 import type { JsonSchema } from "./model.ts";
 
 // The price tier of each size follows billing's reserve amount (src/billing/prices.ts).
@@ -62,6 +63,25 @@ export const REMOVEBG_FORM: JsonSchema = {
       enum: [...FALSE_WORDS],
       description: "Cropping is not supported: omit it or send false (`true` is refused). Any case.",
       ...rejected(400, "unsupported_parameter"),
+    },
+    channels: {
+      type: "string",
+      enum: [...CHANNELS],
+      default: "rgba",
+      description:
+        "Beyond the spec, as the mirrored API has it. rgba: the cut-out. alpha: the mask alone as an 8-bit greyscale PNG, " +
+        "equal to the alpha channel of the rgba result (hardened too when semitransparency is false); bg_color then has no effect. " +
+        "Any case. Same price tiers.",
+      ...rejected(400, "invalid_parameter"),
+    },
+    bg_color: {
+      type: "string",
+      examples: ["81d4fa", "#81d4fa", "81d4fa77", "#f00", "rebeccapurple"],
+      description:
+        "Beyond the spec, as the mirrored API has it. The cut-out is laid over this colour: hex with or without '#' " +
+        "(rgb, rgba, rrggbb, rrggbbaa) or a CSS colour name, any case. An opaque colour gives an opaque result; " +
+        "with alpha, the background keeps that transparency. Empty: no background. Same price tiers.",
+      ...rejected(400, "invalid_parameter"),
     },
     crop_margin: { not: {}, description: "Not supported.", ...rejected(400, "invalid_parameter") },
     image_url: { not: {}, description: "Not supported: send the image as image_file.", ...rejected(400, "unsupported_parameter") },

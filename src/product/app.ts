@@ -23,6 +23,8 @@ export interface ProductDeps {
   defaultDeadlineMs: number;
   isShuttingDown: () => boolean;
   log?: (event: Record<string, unknown>) => void;
+  /** X-PD-Model on every cut-out: "name/version" of the model the engine runs. */
+  modelLabel?: string;
   /** Where stage times are reported (the metrics); absent in most tests. */
   observe?: ProductObserver;
 }
@@ -77,7 +79,13 @@ export function createProductApp(deps: ProductDeps): Hono {
     const started = deps.now();
     let durationMs: number | undefined;
     try {
-      const result = await deps.engine.run({ image: params.image, size, semitransparency: params.semitransparency });
+      const result = await deps.engine.run({
+        image: params.image,
+        size,
+        semitransparency: params.semitransparency,
+        channels: params.channels,
+        background: params.background,
+      });
       durationMs = deps.now() - started;
       if (!result.ok) return reply(fail(result.code, result.title));
       deps.log?.({ msg: "removed", requestId, width: result.width, height: result.height, ...result.timings });
@@ -85,7 +93,7 @@ export function createProductApp(deps: ProductDeps): Hono {
       // The PNG arrived from the worker in its own (transferred) ArrayBuffer.
       return new Response(result.png as Uint8Array<ArrayBuffer>, {
         status: 200,
-        headers: { "content-type": "image/png", ...imageHeaders(requestId, result) },
+        headers: { "content-type": "image/png", ...imageHeaders(requestId, { ...result, model: deps.modelLabel }) },
       });
     } catch (err) {
       deps.log?.({ level: "error", msg: "inference failed", requestId, err: err instanceof Error ? err.message : String(err) });

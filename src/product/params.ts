@@ -3,10 +3,15 @@
 // the product service (checks again, since it can be deployed on its own).
 // Decisions beyond the spec are recorded in docs/DECISIONS.md.
 import { fail, type Failure } from "../http/api-error.ts";
+import { parseColour, type Colour } from "../imaging/index.ts";
 
 export const SIZES = ["preview", "small", "regular", "auto", "full"] as const;
 export type Size = (typeof SIZES)[number];
 const PREVIEW_SIZES: ReadonlySet<string> = new Set(["preview", "small", "regular"]);
+
+/** channels: rgba (the cut-out) or alpha (the mask alone, as a greyscale PNG). */
+export const CHANNELS = ["rgba", "alpha"] as const;
+export type Channels = (typeof CHANNELS)[number];
 
 export function isPreviewSize(size: Size | undefined): boolean {
   return size !== undefined && PREVIEW_SIZES.has(size);
@@ -19,12 +24,15 @@ export interface RemoveParams {
   type: "product" | "auto";
   format: "png" | "auto";
   semitransparency: boolean;
+  channels: Channels;
+  /** bg_color: the colour the cut-out is laid over; undefined keeps it transparent. */
+  background: Colour | undefined;
 }
 
 // Parts the mirrored API knows that we deliberately do not support.
 const UNSUPPORTED_PARTS = new Set(["image_url", "image_file_b64"]);
 const INVALID_PARTS = new Set(["crop_margin"]);
-const KNOWN_PARTS = new Set(["image_file", "size", "type", "format", "semitransparency", "crop"]);
+const KNOWN_PARTS = new Set(["image_file", "size", "type", "format", "semitransparency", "crop", "channels", "bg_color"]);
 const TRUE_WORDS = new Set(["true", "1", "yes", "on"]);
 const FALSE_WORDS = new Set(["false", "0", "no", "off"]);
 
@@ -78,6 +86,18 @@ export async function readRemoveParams(form: FormData): Promise<({ ok: true } & 
     else return fail("invalid_parameter", "semitransparency must be true or false");
   }
 
+  const channels = textOf(form, "channels");
+  if (isFailure(channels)) return channels;
+  if (channels !== undefined && !(CHANNELS as readonly string[]).includes(channels.toLowerCase())) {
+    return fail("invalid_parameter", `channels must be one of ${CHANNELS.join(", ")}`);
+  }
+  const bg = textOf(form, "bg_color");
+  if (isFailure(bg)) return bg;
+  const background = bg === undefined || bg === "" ? undefined : parseColour(bg);
+  if (bg !== undefined && bg !== "" && !background) {
+    return fail("invalid_parameter", "bg_color must be a hex colour (81d4fa, #81d4fa, 81d4fa77) or a CSS colour name");
+  }
+
   const files = form.getAll("image_file");
   if (files.length === 0) return fail("invalid_parameter", "image_file is required");
   if (files.length > 1) return fail("invalid_parameter", "Send exactly one image_file");
@@ -93,5 +113,7 @@ export async function readRemoveParams(form: FormData): Promise<({ ok: true } & 
     type: (type ?? "auto") as RemoveParams["type"],
     format: (format ?? "auto") as RemoveParams["format"],
     semitransparency,
+    channels: (channels?.toLowerCase() ?? "rgba") as Channels,
+    background,
   };
 }

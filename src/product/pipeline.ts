@@ -11,14 +11,22 @@ import {
   composeCutout,
   foregroundBox,
   encodePng,
+  composeOverColour,
+  encodeGreyPng,
+  maskUncertainty,
+  type Colour,
 } from "../imaging/index.ts";
 import type { MaskSession } from "../inference/session.ts";
-import type { Size } from "./params.ts";
+import type { Channels, Size } from "./params.ts";
 
 export interface PipelineJob {
   image: Uint8Array;
   size: Size | undefined;
   semitransparency: boolean;
+  /** Absent: rgba. alpha: the mask alone as a greyscale PNG (bg_color then has no effect). */
+  channels?: Channels;
+  /** Absent: transparent background. */
+  background?: Colour;
 }
 
 export interface StageTimings {
@@ -34,6 +42,8 @@ export interface PipelineOk {
   width: number;
   height: number;
   foreground: { top: number; left: number; width: number; height: number };
+  /** In [0, 1]: how unsure the mask is about the outline (src/imaging/uncertainty.ts). */
+  uncertainty: number;
   processingMs: number;
   timings: StageTimings;
 }
@@ -68,7 +78,10 @@ export async function runPipeline(job: PipelineJob, session: MaskSession, now: (
   const foreground = foregroundBox(alphaOf(cutout), out.width, out.height);
   const t3 = now();
 
-  const png = await encodePng(cutout);
+  const png =
+    job.channels === "alpha"
+      ? await encodeGreyPng(out.width, out.height, alphaOf(cutout))
+      : await encodePng(job.background ? composeOverColour(cutout, job.background) : cutout);
   const t4 = now();
   return {
     ok: true,
@@ -76,6 +89,7 @@ export async function runPipeline(job: PipelineJob, session: MaskSession, now: (
     width: out.width,
     height: out.height,
     foreground,
+    uncertainty: maskUncertainty(mask),
     processingMs: Math.round(t4 - t0),
     timings: { decodeMs: t1 - t0, inferenceMs: t2 - t1, composeMs: t3 - t2, encodeMs: t4 - t3 },
   };

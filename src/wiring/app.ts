@@ -46,6 +46,7 @@ export function buildApp(s: Services, o: AppOptions): BuiltApp {
           receiveBudget: s.productBudget,
           now: s.now,
           defaultDeadlineMs: c.DEADLINE_MS,
+          modelLabel: s.modelLabel,
           isShuttingDown: o.isShuttingDown,
           log: o.log,
           observe: productObserver(s.metrics),
@@ -88,7 +89,7 @@ export function buildApp(s: Services, o: AppOptions): BuiltApp {
   registerOpenApiRoutes(app);
 
   const gatewayDeps: GatewayDeps = {
-    ports: gatewayPorts(s),
+    ports: gatewayPorts(s, o.log),
     limiter: s.limiter,
     receiveBudget: s.gatewayBudget,
     product,

@@ -1,6 +1,10 @@
 // Adapts the keys, billing and accounts services to the narrow GatewayPorts shape.
 import type { Accounts } from "../accounts/index.ts";
 import type { Billing, RequestLog, TestQuota } from "../billing/index.ts";
+import { notifyLowBalance } from "../billing/low-balance.ts";
+import { readSpendAllowance } from "../billing/spend-allowance.ts";
+import type { Mailer } from "../mail/index.ts";
+import type { Db } from "../db/index.ts";
 import type { GatewayPorts } from "../gateway/ports.ts";
 import type { KeyService, LookupResult } from "../keys/index.ts";
 
@@ -10,7 +14,11 @@ export function gatewayPorts(s: {
   accounts: Accounts;
   testQuota: TestQuota;
   requestLog: RequestLog;
-}): GatewayPorts {
+  db: Db;
+  now: () => number;
+  mailer: Mailer;
+  config: { PUBLIC_URL?: string };
+}, log: (e: Record<string, unknown>) => void = () => {}): GatewayPorts {
   return {
     lookupKey: async (text) => toKeyLookup(await s.keys.lookup(text)),
     touchKey: (keyId) => s.keys.touch(keyId),
@@ -19,6 +27,10 @@ export function gatewayPorts(s: {
     async capture(requestId, amountKrw) {
       const r = await s.billing.capture(requestId, amountKrw);
       if (!r.ok) throw new Error(`capture refused: ${r.code} ${r.title ?? ""}`);
+      // The low-balance e-mail never fails or repeats the paid call it follows.
+      await notifyLowBalance({ db: s.db, mailer: s.mailer, publicUrl: s.config.PUBLIC_URL, log }, requestId).catch((err: unknown) =>
+        log({ level: "warn", msg: "low-balance check failed", requestId, err: err instanceof Error ? err.message : String(err) }),
+      );
       return { chargedKrw: r.chargedKrw, balanceKrw: r.balanceKrw };
     },
     async release(requestId) {
@@ -31,6 +43,7 @@ export function gatewayPorts(s: {
     consumeTestCall: (q) => s.testQuota.consumeTestCall(q),
     refundTestCall: (q) => s.testQuota.refundTestCall(q),
     testCallsRemaining: (q) => s.testQuota.testCallsRemaining(q),
+    spendAllowance: (q) => readSpendAllowance(s.db, { ...q, now: s.now() }),
     logRequest: (row) => s.requestLog.logRequest(row),
   };
 }

@@ -14,6 +14,8 @@ import { createSandboxProvider, type PaymentProvider } from "../payments/index.t
 import { createAdmission, type Admission } from "../product/admission.ts";
 import type { Engine } from "../product/engine.ts";
 import { openEngine } from "../library/open-engine.ts";
+import { modelLabelFor } from "../product/model-label.ts";
+import { PACKAGE_MODELS_DIR } from "../assets/paths.ts";
 
 export interface Services {
   config: Config;
@@ -28,6 +30,8 @@ export interface Services {
   /** Absent when this process is a gateway only (PRODUCT_URL set). */
   engine?: Engine;
   admission?: Admission;
+  /** X-PD-Model: what the engine runs, "name/version" (absent without an engine). */
+  modelLabel?: string;
   productBudget: ByteBudget;
   gatewayBudget: ByteBudget;
   /** Console mail: SMTP when SMTP_URL is set, else the outbox table. */
@@ -89,6 +93,7 @@ export async function createServices(config: Config, opts: ServiceOptions): Prom
     keys: createKeyService({ db, now, pepper }),
     engine,
     admission,
+    modelLabel: engine ? await modelLabelFor(config.MODEL, config.MODELS_DIR ?? PACKAGE_MODELS_DIR) : undefined,
     productBudget: createByteBudget(config.RECEIVE_BUDGET_BYTES),
     gatewayBudget: createByteBudget(config.RECEIVE_BUDGET_BYTES),
     metrics,

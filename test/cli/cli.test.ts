@@ -6,7 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseRemoveArgs } from "../../src/cli/args.ts";
-import { outputPath } from "../../src/cli/inputs.ts";
+import { planOutputs } from "../../src/cli/output-names.ts";
 import { main } from "../../src/cli/main.ts";
 import { FIXTURES } from "../support/harness.ts";
 
@@ -22,13 +22,22 @@ test("usage errors exit 2 with a message", async () => {
 test("arguments parse with defaults", () => {
   const r = parseRemoveArgs(["remove", "a.jpg", "dir", "-o", "out", "--size", "preview", "--threads", "2"]);
   assert.ok(r.ok);
-  assert.deepEqual(r.ok && r.args, { inputs: ["a.jpg", "dir"], outDir: "out", size: "preview", model: "small", backend: "auto", threads: 2 });
+  assert.deepEqual(r.ok && r.args, {
+    inputs: ["a.jpg", "dir"],
+    outDir: "out",
+    size: "preview",
+    model: "small",
+    backend: "auto",
+    threads: 2,
+    skipExisting: false,
+    concurrency: 1,
+  });
   const d = parseRemoveArgs(["remove", "a.jpg"]);
   assert.ok(d.ok && d.args.outDir === "cutouts" && d.args.size === undefined);
 });
 
 test("output is <name without extension>.png in the output folder", () => {
-  assert.equal(outputPath("out", "photos/cat.photo.JPG"), join("out", "cat.photo.png"));
+  assert.deepEqual(planOutputs(["photos/cat.photo.JPG"], "out"), [{ file: "photos/cat.photo.JPG", out: join("out", "cat.photo.png") }]);
 });
 
 test("a folder is processed: one PNG per image, bad files reported, exit 1 when any failed", async () => {

@@ -44,8 +44,8 @@ const paramValue = fc.oneof(
 );
 
 const partName = fc.oneof(
-  { weight: 6, arbitrary: fc.constantFrom("image_file", "size", "type", "format", "semitransparency", "crop") },
-  { weight: 1, arbitrary: fc.constantFrom("image_url", "image_file_b64", "crop_margin", "bg_color", "IMAGE_FILE", "image_file ", "") },
+  { weight: 6, arbitrary: fc.constantFrom("image_file", "size", "type", "format", "semitransparency", "crop", "channels", "bg_color") },
+  { weight: 1, arbitrary: fc.constantFrom("image_url", "image_file_b64", "crop_margin", "bg_image_url", "IMAGE_FILE", "image_file ", "") },
   { weight: 1, arbitrary: fc.string({ maxLength: 20 }) },
 );
 

@@ -96,10 +96,13 @@ describe("Accept: application/json", () => {
 // ---- The real client library ------------------------------------------------------
 
 type RemoveBgLib = {
-  removeBackgroundFromImageFile(o: { path: string; apiKey: string; size?: string; type?: string }): Promise<{
+  removeBackgroundFromImageFile(o: { path: string; apiKey: string; size?: string; type?: string; channels?: string; bg_color?: string }): Promise<{
     base64img: string;
     resultWidth: string;
     resultHeight: string;
+    rateLimit: string;
+    rateLimitRemaining: string;
+    rateLimitReset: string;
   }>;
 };
 
@@ -148,6 +151,25 @@ describe("an existing client library of the mirrored API (npm remove.bg)", { ski
     assert.equal(String(result.resultHeight), "300");
     const org = await g.h.admin("GET", `/orgs/${c.orgId}`);
     assert.equal(org.json.balanceKrw, 1000 - 22);
+  });
+
+  test("the library reads X-RateLimit-* and passes channels and bg_color (issue 15)", async () => {
+    const c = await g.h.customer({ creditKrw: 1000 });
+    const photo = fileURLToPath(new URL("photos/chelsea.png", FIXTURES));
+    const rgba = await client.removeBackgroundFromImageFile({ path: photo, apiKey: c.liveKey });
+    assert.deepEqual([String(rgba.rateLimit), String(rgba.rateLimitRemaining)], ["50000", String(50_000 - 22)]);
+    assert.ok(Number(rgba.rateLimitReset) * 1000 > g.clock.now(), "Reset is in the future");
+    const alpha = await client.removeBackgroundFromImageFile({ path: photo, apiKey: c.liveKey, channels: "alpha" });
+    const alphaPng = Uint8Array.from(Buffer.from(alpha.base64img, "base64"));
+    assert.equal(alphaPng[25], 0, "a greyscale PNG");
+    assert.equal(String(alpha.rateLimitRemaining), String(50_000 - 44));
+    const bg = await client.removeBackgroundFromImageFile({ path: photo, apiKey: c.liveKey, bg_color: "81d4fa" });
+    assert.deepEqual(pngSize(Uint8Array.from(Buffer.from(bg.base64img, "base64"))), { width: 451, height: 300 });
+    await assert.rejects(client.removeBackgroundFromImageFile({ path: photo, apiKey: c.liveKey, bg_color: "nope" }), (errors: unknown) => {
+      assert.equal((errors as { code: string; title: string }[])[0]!.code, "invalid_parameter");
+      assert.match((errors as { title: string }[])[0]!.title, /bg_color/);
+      return true;
+    });
   });
 
   test("the full tier through the library", async () => {

@@ -17,6 +17,8 @@ after(() => g.close());
 interface Part {
   type?: string;
   enum?: string[];
+  /** Free-form parts (bg_color) list accepted values as examples. */
+  examples?: string[];
   not?: unknown;
   contentMediaType?: string;
   "x-pd-rejected": { status: number; code: string };
@@ -31,7 +33,7 @@ async function accepted(fields: Record<string, string | Uint8Array>, what: strin
 
 describe("documented values are accepted", () => {
   for (const [name, part] of Object.entries(form.properties)) {
-    for (const value of part.enum ?? []) {
+    for (const value of [...(part.enum ?? []), ...(part.examples ?? [])]) {
       test(`${name}=${value}`, () => accepted({ [name]: value }, `${name}=${value}`));
     }
   }
@@ -41,7 +43,7 @@ describe("documented values are accepted", () => {
 describe("other values get the documented rejection", () => {
   for (const [name, part] of Object.entries(form.properties)) {
     const { status, code } = part["x-pd-rejected"];
-    if (part.enum) {
+    if (part.enum || part.examples) {
       test(`${name}=bogus → ${status} ${code}`, async () => {
         await expectError(await g.removebg(key, { image_file: TINY_PNG, [name]: "bogus" }), status, code);
       });
@@ -60,7 +62,7 @@ describe("other values get the documented rejection", () => {
 
   test("a part the document does not list → 400 unsupported_parameter (additionalProperties: false)", async () => {
     assert.equal(form.additionalProperties, false);
-    await expectError(await g.removebg(key, { image_file: TINY_PNG, bg_color: "fff" }), 400, "unsupported_parameter");
+    await expectError(await g.removebg(key, { image_file: TINY_PNG, bg_image_url: "https://example.com/a.png" }), 400, "unsupported_parameter");
   });
 
   test("crop=true (the spec's example) → 400 unsupported_parameter", async () => {

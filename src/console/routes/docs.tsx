@@ -5,6 +5,7 @@ import { ERRORS, type ErrorCode } from "../../http/error-catalogue.ts";
 import type { ConsoleDeps } from "../deps.ts";
 import type { ConsoleEnv } from "../env.ts";
 import { baseUrl, page } from "../http.tsx";
+import { EXTRA_HEADERS, EXTRA_PARTS } from "./docs-extras.ts";
 
 // The codes a customer can meet on /v1.0/removebg (operator-only codes are left out).
 const PUBLIC_CODES: ErrorCode[] = [
@@ -42,7 +43,7 @@ export function registerDocsRoutes(app: Hono<ConsoleEnv>, d: ConsoleDeps): void 
       "Docs",
       <>
         <nav aria-label="On this page">
-          <ul><li><a href="#quick-start">Quick start</a></li><li><a href="#errors">Errors</a></li><li><a href="#limits">Limits</a></li></ul>
+          <ul><li><a href="#quick-start">Quick start</a></li><li><a href="#beyond">Options and headers beyond the spec</a></li><li><a href="#errors">Errors</a></li><li><a href="#limits">Limits</a></li></ul>
         </nav>
         <h2 id="quick-start">Quick start</h2>
         <ol>
@@ -62,6 +63,21 @@ export function registerDocsRoutes(app: Hono<ConsoleEnv>, d: ConsoleDeps): void 
           <code>X-PD-Test-Remaining</code>. Every response carries <code>X-PD-Request-Id</code>. On 503 and on 429 honour{" "}
           <code>Retry-After</code>; for other errors do not retry.
         </p>
+        <h2 id="beyond">Options and headers beyond the spec</h2>
+        <p>Optional form parts (bad values: 400 <code>invalid_parameter</code> naming the part; same price tiers):</p>
+        <div class="table-wrap">
+          <table>
+            <thead><tr><th scope="col">Part</th><th scope="col">What it does</th></tr></thead>
+            <tbody>{EXTRA_PARTS.map((p) => <tr><td><code>{p.name}</code></td><td>{p.description}</td></tr>)}</tbody>
+          </table>
+        </div>
+        <p>Response headers:</p>
+        <div class="table-wrap">
+          <table>
+            <thead><tr><th scope="col">Header</th><th scope="col">Meaning</th></tr></thead>
+            <tbody>{EXTRA_HEADERS.map((h) => <tr><td><code>{h.name}</code></td><td>{h.description}</td></tr>)}</tbody>
+          </table>
+        </div>
         <h2 id="errors">Errors</h2>
         <p>Body: <code>{`{"errors":[{"title":"…","code":"…"}]}`}</code>. No error is charged.</p>
         <div class="table-wrap">

@@ -3,15 +3,16 @@
 import type { Hono } from "hono";
 import { ORG_DAILY_LIMIT_MAX_KRW } from "../../accounts/index.ts";
 import { checkLimit } from "../../accounts/validate.ts";
+import { getLowBalanceThreshold, LOW_BALANCE_MAX_KRW, setLowBalanceThreshold } from "../../billing/low-balance.ts";
 import type { ConsoleDeps, ConsoleStores } from "../deps.ts";
 import type { ConsoleEnv } from "../env.ts";
 import { formOf, notFound, page, wonField, type Ctx } from "../http.tsx";
 import { Csrf, Field, krw, Notice } from "../pages/layout.tsx";
 
 export function registerLimitRoutes(app: Hono<ConsoleEnv>, d: ConsoleDeps, _st: ConsoleStores): void {
-  async function limitsPage(c: Ctx, error?: string, value?: string) {
+  async function limitsPage(c: Ctx, error?: string, value?: string, low?: { error: string; value: string }) {
     const s = c.get("session")!;
-    const [org, apps] = await Promise.all([d.accounts.getOrg(s.orgId), d.accounts.listApps(s.orgId)]);
+    const [org, apps, threshold] = await Promise.all([d.accounts.getOrg(s.orgId), d.accounts.listApps(s.orgId), getLowBalanceThreshold(d.db, s.orgId)]);
     if (!org) return notFound(c);
     return page(
       c,
@@ -28,6 +29,19 @@ export function registerLimitRoutes(app: Hono<ConsoleEnv>, d: ConsoleDeps, _st: 
             hint="0 to 1,000,000. Calls beyond it are refused with 429 daily_limit_reached until 00:00 KST."
             value={value ?? String(org.dailyLimitKrw)}
             error={error}
+          />
+          <button type="submit">Save</button>
+        </form>
+        <h2>Low-balance e-mail</h2>
+        <form method="post" action="/console/limits/low-balance">
+          <Csrf value={c.get("csrf")} />
+          <Field
+            name="lowBalanceKrw"
+            label="E-mail me when the balance falls below (KRW)"
+            inputmode="numeric"
+            hint="One e-mail when a charge takes the balance below this amount, and no other until a top-up lifts it back. Leave empty to turn it off."
+            value={low?.value ?? (threshold === null ? "" : String(threshold))}
+            error={low?.error}
           />
           <button type="submit">Save</button>
         </form>
@@ -49,7 +63,7 @@ export function registerLimitRoutes(app: Hono<ConsoleEnv>, d: ConsoleDeps, _st: 
           </div>
         )}
       </>,
-      error ? 400 : 200,
+      error || low ? 400 : 200,
     );
   }
 
@@ -62,6 +76,16 @@ export function registerLimitRoutes(app: Hono<ConsoleEnv>, d: ConsoleDeps, _st: 
     if (bad) return limitsPage(c, bad, raw);
     const r = await d.accounts.updateOrg(c.get("session")!.orgId, { dailyLimitKrw: v! });
     if (!r.ok) return limitsPage(c, r.title, raw);
+    return c.redirect("/console/limits?done=1", 303);
+  });
+
+  app.post("/console/limits/low-balance", async (c) => {
+    const raw = (await formOf(c)).lowBalanceKrw ?? "";
+    const v = wonField(raw);
+    if (v !== null && (Number.isNaN(v) || v > LOW_BALANCE_MAX_KRW)) {
+      return limitsPage(c, undefined, undefined, { error: `Enter a whole number of won from 0 to ${LOW_BALANCE_MAX_KRW.toLocaleString("en")}, or leave it empty`, value: raw });
+    }
+    await setLowBalanceThreshold(d.db, c.get("session")!.orgId, v);
     return c.redirect("/console/limits?done=1", 303);
   });
 }
