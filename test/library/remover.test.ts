@@ -95,3 +95,17 @@ test("a process that never disposes its idle remover still exits by itself", () 
   assert.equal(r.status, 0, r.stderr);
   assert.match(r.stdout, /cut 451x300, not disposed/);
 });
+
+test("channels, bgColor and uncertainty, as the API's channels, bg_color and X-PD-Uncertainty", async () => {
+  const image = photo("photos/astronaut.png");
+  const alpha = await remover.remove(image, { size: "preview", channels: "alpha" });
+  assert.equal(alpha.png[25], 0, "greyscale PNG (IHDR colour type 0)");
+  const over = await remover.remove(image, { size: "preview", bgColor: "#ffffff" });
+  const decoded = await decodeImage(over.png);
+  assert.ok(decoded.ok);
+  assert.equal(decoded.image.data[3], 255, "an opaque colour gives opaque output");
+  assert.deepEqual([...decoded.image.data.subarray(0, 3)], [255, 255, 255], "the backdrop corner is the colour");
+  assert.ok(over.uncertainty >= 0 && over.uncertainty <= 1);
+  await assert.rejects(remover.remove(image, { bgColor: "not-a-colour" }), RangeError);
+  await assert.rejects(remover.remove(image, { channels: "rgb" as never }), RangeError);
+});
