@@ -10,6 +10,8 @@ export interface GatewaySettings {
   resendDefaultWaitS: number;
   globalConcurrency: number;
   orgLiveConcurrency: number;
+  /** Share (%) of globalConcurrency test-key calls may hold (TEST_SHARE_PERCENT). */
+  testSharePercent: number;
   /** Permit lease; renewed every third of it while the request runs. */
   permitLeaseMs: number;
   invalidKeyLimit: number;

@@ -99,6 +99,7 @@ export function buildApp(s: Services, o: AppOptions): BuiltApp {
         resendDefaultWaitS: c.RESEND_DEFAULT_WAIT_S,
         globalConcurrency: c.GLOBAL_CONCURRENCY,
         orgLiveConcurrency: c.ORG_LIVE_CONCURRENCY,
+        testSharePercent: c.TEST_SHARE_PERCENT,
         permitLeaseMs: c.PERMIT_LEASE_MS,
         invalidKeyLimit: c.INVALID_KEY_LIMIT,
         invalidKeyWindowS: c.INVALID_KEY_WINDOW_S,
