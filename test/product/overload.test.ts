@@ -14,6 +14,7 @@ import { removebgInit } from "../support/removebg-request.ts";
 import { spyAdmission, type AdmissionSpy } from "../support/admission-spy.ts";
 import { assertHonest, refusalOf, retryUntilAdmitted } from "../support/refusal-clock.ts";
 import { TINY_PNG } from "../load/scenarios.ts";
+import { poll } from "../support/poll.ts";
 
 interface Stand {
   h: Harness;
@@ -25,6 +26,8 @@ interface Stand {
 async function stand(jobMs: number, env: Record<string, string>): Promise<Stand> {
   const engine = fixedTimeEngine(await stubInlineEngine(), { workers: 1, jobMs });
   const h = await makeHarness({ embedded: true, engine, env: { POOL_SIZE: "1", ...env } });
+  // As the warm-up run would: the stand-in's job time is the first estimate.
+  h.services.admission!.calibrate(jobMs);
   const spy = spyAdmission(h.services.admission!);
   const init = await removebgInit(undefined, { image_file: TINY_PNG, size: "preview" });
   return {
@@ -45,6 +48,9 @@ async function stand(jobMs: number, env: Record<string, string>): Promise<Stand>
       ),
   };
 }
+
+const inFlight = (s: Stand, n: number) =>
+  poll(`${n} jobs admitted`, async () => s.h.services.admission!.stats().inFlight, (v) => v >= n);
 
 describe("the estimate is the workers' own time, not the wait", () => {
   let s: Stand;
@@ -74,7 +80,7 @@ describe("Retry-After matches when a retry is admitted (one worker, 1.5 s per jo
 
   test("queue_full: the queue frees when the running job ends", async () => {
     const held = ["a", "b", "c"].map((key) => s.call({ key }));
-    while (s.h.services.admission!.stats().inFlight < 3) await new Promise((r) => setTimeout(r, 5));
+    await inFlight(s, 3);
     const refusal = await refusalOf(await s.call({ key: "d" }));
     assert.equal(refusal.code, "queue_full");
     const got = await retryUntilAdmitted(refusal, retry("d"), { everyMs: 100, timeoutMs: 10_000 });
@@ -84,7 +90,7 @@ describe("Retry-After matches when a retry is admitted (one worker, 1.5 s per jo
 
   test("key_queue_full: the key's first job ends", async () => {
     const held = [s.call({ key: "k" }), s.call({ key: "k" })];
-    while (s.h.services.admission!.stats().inFlight < 2) await new Promise((r) => setTimeout(r, 5));
+    await inFlight(s, 2);
     const refusal = await refusalOf(await s.call({ key: "k" }));
     assert.equal(refusal.code, "key_queue_full");
     const got = await retryUntilAdmitted(refusal, retry("k"), { everyMs: 100, timeoutMs: 10_000 });
@@ -96,7 +102,7 @@ describe("Retry-After matches when a retry is admitted (one worker, 1.5 s per jo
     // Each call may take 3.5 s from its arrival: the third (ends at 4.5 s) misses by 1 s.
     const budgetMs = 3500;
     const held = [s.call({ key: "x", budgetMs }), s.call({ key: "y", budgetMs })];
-    while (s.h.services.admission!.stats().inFlight < 2) await new Promise((r) => setTimeout(r, 5));
+    await inFlight(s, 2);
     const refusal = await refusalOf(await s.call({ key: "z", budgetMs }));
     assert.equal(refusal.code, "deadline_unreachable");
     const got = await retryUntilAdmitted(refusal, retry("z", { budgetMs }), { everyMs: 100, timeoutMs: 10_000 });
