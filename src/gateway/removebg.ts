@@ -10,6 +10,7 @@ import { newRequestId } from "../http/request-id.ts";
 import { MAX_BODY_BYTES, announcedLength, parseMultipart, readBodyCapped } from "../http/read-body.ts";
 import type { InvalidKeyGuard, Permit } from "../limits/index.ts";
 import { createHoldClock, type HoldClock } from "../limits/hold-clock.ts";
+import { retryAfterSeconds } from "../http/retry-after.ts";
 import { readRemoveParams, isPreviewSize, type Size } from "../product/params.ts";
 import { PRODUCT_PATH } from "../product/app.ts";
 import { reserveAmountForSize, priceForPixels } from "../billing/prices.ts";
@@ -115,7 +116,7 @@ async function handle(req: Request, env: unknown, ctx: Ctx, deps: GatewayDeps, g
   const announced = announcedLength(req);
   if (announced !== undefined && announced > MAX_BODY_BYTES) return reject(fail("file_too_large"));
   const expected = Math.min(announced ?? MAX_BODY_BYTES, MAX_BODY_BYTES);
-  if (!deps.receiveBudget.tryTake(expected)) return reject(fail("gateway_busy", undefined, 2));
+  if (!deps.receiveBudget.tryTake(expected)) return reject(fail("gateway_busy", undefined, retryAfterSeconds(deps.receiveBudget.untilRoomMs(expected), deps.settings.deadlineMs / 1000)));
   ctx.undo.push(async () => deps.receiveBudget.give(expected));
   const body = await readBodyCapped(req, MAX_BODY_BYTES);
   if (!body.ok) return reject(body);

@@ -52,7 +52,9 @@ export function createProductApp(deps: ProductDeps): Hono {
     if (new URL(req.url).search !== "") return reply(fail("unsupported_parameter", "A query string is not accepted"));
 
     const expected = Math.min(announcedLength(req) ?? MAX_BODY_BYTES, MAX_BODY_BYTES);
-    if (!deps.receiveBudget.tryTake(expected)) return reply(fail("receive_budget_exhausted", undefined, 2));
+    if (!deps.receiveBudget.tryTake(expected)) {
+      return reply(fail("receive_budget_exhausted", undefined, retryAfterSeconds(deps.receiveBudget.untilRoomMs(expected), maxRetryAfterS)));
+    }
     let params;
     try {
       const body = await readBodyCapped(req, MAX_BODY_BYTES);
