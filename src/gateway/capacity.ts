@@ -63,7 +63,9 @@ function slotsFor(key: KeyContext, s: CapacitySettings): Slot[] {
 export interface HeldPermits {
   ok: true;
   permits: Permit[];
-  /** Gives the permits back and records how long they were held. */
+  /** The call goes on to the product: its holding time is one to learn from. */
+  goesToProduct(): void;
+  /** Gives the permits back and records how long they were held (if it went to the product). */
   release(): Promise<void>;
 }
 
@@ -88,14 +90,18 @@ export async function takePermits(
   }
   const takenAt = now();
   let released = false;
+  // A call refused right after (no credit, a spending limit) held its slot for
+  // milliseconds; counting it would make a full cap look about to free.
+  let worked = false;
   return {
     ok: true,
     permits: got.permits,
+    goesToProduct: () => void (worked = true),
     async release() {
       if (released) return;
       released = true;
       const held = now() - takenAt;
-      for (const g of new Set(slots.map((x) => x.group))) holds.record(g, held);
+      if (worked) for (const g of new Set(slots.map((x) => x.group))) holds.record(g, held);
       await got.release();
     },
   };

@@ -233,6 +233,7 @@ async function takeTestAllowance(key: KeyContext, ctx: Ctx, deps: GatewayDeps, h
   ctx.undo.push(async () => {
     if (!ctx.succeeded) await deps.ports.refundTestCall({ orgId: key.orgId, period: quota.period });
   });
+  permits.goesToProduct();
   return { ok: true };
 }
 
@@ -249,5 +250,6 @@ async function takeLiveAllowance(key: KeyContext, size: Size | undefined, ctx: C
     await deps.ports.release(ctx.requestId);
     deps.observe?.released();
   });
+  permits.goesToProduct();
   return { ok: true };
 }

@@ -67,6 +67,10 @@ describe("live load only: a test call's Retry-After says when a slot frees", () 
     };
     // A first wave so the gateway has seen how long live calls hold their permits.
     for (const r of await Promise.all(await liveWave())) assert.equal(r.status, 200);
+    // Calls refused after taking their permits (no credit) held them for milliseconds:
+    // they must not make a full cap look about to free.
+    const broke = await h.customer({ creditKrw: 0 });
+    for (let i = 0; i < 5; i++) assert.equal((await h.removebg(broke.liveKey, preview)).status, 402);
 
     const wave = await liveWave();
     const refusal = await refusalOf(await h.removebg(testers[0]!.testKey, preview));
