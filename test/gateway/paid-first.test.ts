@@ -11,13 +11,34 @@ import { stubInlineEngine } from "../support/scripted-engine.ts";
 import { spyAdmission, type AdmissionSpy } from "../support/admission-spy.ts";
 import { assertHonest, refusalOf, retryUntilAdmitted } from "../support/refusal-clock.ts";
 import { TINY_PNG } from "../load/scenarios.ts";
+import { Redis } from "ioredis";
+import { redisUrlWithDb } from "../support/stacks.ts";
 
 const preview = { image_file: TINY_PNG, size: "preview" };
 type Customer = Awaited<ReturnType<Harness["customer"]>>;
 
+/**
+ * The caps here are small and the global permits are shared by every harness on one
+ * Redis, so with REDIS_URL set this file has a Redis database of its own (emptied
+ * first); other suites' calls would otherwise hold slots of these caps.
+ */
+const PAID_FIRST_REDIS_DB = 6;
+
+async function privateRedis(): Promise<Record<string, string>> {
+  if (!process.env.REDIS_URL) return {};
+  const url = redisUrlWithDb(PAID_FIRST_REDIS_DB);
+  const r = new Redis(url, { maxRetriesPerRequest: 1 });
+  try {
+    await r.flushdb();
+  } finally {
+    r.disconnect();
+  }
+  return { REDIS_URL: url };
+}
+
 async function stand(jobMs: number, env: Record<string, string>) {
   const engine = fixedTimeEngine(await stubInlineEngine(), { workers: 1, jobMs });
-  const h = await makeHarness({ engine, env: { POOL_SIZE: "1", QUEUE_MAX: "64", KEY_QUEUE_MAX: "8", ...env } });
+  const h = await makeHarness({ engine, env: { POOL_SIZE: "1", QUEUE_MAX: "64", KEY_QUEUE_MAX: "8", ...(await privateRedis()), ...env } });
   return { h, spy: spyAdmission(h.services.admission!) };
 }
 
