@@ -221,7 +221,7 @@ async function takeTestAllowance(key: KeyContext, ctx: Ctx, deps: GatewayDeps, h
   const lifetime = key.testQuota === "lifetime";
   const perMinute = await deps.limiter.hit(`test-minute:${key.keyId}`, TEST_PER_MINUTE, 60_000);
   if (!perMinute.allowed) {
-    return fail("test_quota_exceeded", "Test keys allow 10 calls per minute", Math.ceil(perMinute.retryAfterMs / 1000));
+    return fail("test_quota_exceeded", "Test keys allow 10 calls per minute", retryAfterSeconds(perMinute.retryAfterMs));
   }
   const permits = await takePermits(deps.limiter, key, deps.settings, holds, deps.now);
   if (!permits.ok) return permits;
