@@ -33,6 +33,8 @@ export interface GatewayDeps {
   log: (event: Record<string, unknown>) => void;
   /** Where stage times and money events are reported (the metrics); absent in most tests. */
   observe?: GatewayObserver;
+  /** How often a job ends in the in-process product (ms), when there is one: the first Retry-After of a full cap. */
+  jobEndEveryMs?: () => number | undefined;
 }
 
 /** What the gateway measures, without knowing who records it. Times in milliseconds. */

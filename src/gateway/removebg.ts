@@ -40,7 +40,7 @@ interface Ctx {
 
 export function registerRemoveBg(app: Hono<AppEnv>, deps: GatewayDeps, guard: InvalidKeyGuard): void {
   // How long this process's calls hold their permits: the Retry-After of a full cap.
-  const holds = createHoldClock();
+  const holds = createHoldClock(deps.jobEndEveryMs);
   app.post("/v1.0/removebg", async (c) => {
     const receivedAt = deps.now();
     const requestId = c.get("requestId") ?? newRequestId(receivedAt);

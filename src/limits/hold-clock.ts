@@ -3,8 +3,9 @@
 // permit for about H free one every H / max on average (with the product's pool as the
 // bottleneck this is its time per job ÷ workers, since every holder's time includes
 // its wait in the queue). Holding times vary with load, so the average follows them
-// (exponentially weighted). Before any permit of a group has been given back there is
-// nothing to go on; the starting figure is one second, the shortest Retry-After.
+// (exponentially weighted). Before any permit of a group has been given back (a burst
+// on a fresh process) the hint is used: where the product runs in this process, its
+// time per job ÷ workers, i.e. how often a job ends; without one, one second.
 // Lease expiry is no guide here: a running request renews its lease every third of it.
 
 export type HoldGroup = "global" | "test" | "org-live";
@@ -18,8 +19,12 @@ export interface HoldClock {
 
 export const FIRST_HOLD_GUESS_MS = 1000;
 
-export function createHoldClock(): HoldClock {
+export function createHoldClock(firstGuessMs?: () => number | undefined): HoldClock {
   const avg = new Map<HoldGroup, number>();
+  const guess = () => {
+    const g = firstGuessMs?.();
+    return g !== undefined && Number.isFinite(g) && g > 0 ? g : FIRST_HOLD_GUESS_MS;
+  };
   return {
     record(group, ms) {
       if (!Number.isFinite(ms) || ms < 0) return;
@@ -28,7 +33,7 @@ export function createHoldClock(): HoldClock {
     },
     untilRelease(group, max) {
       const h = avg.get(group);
-      return h === undefined ? FIRST_HOLD_GUESS_MS : h / Math.max(1, max);
+      return h === undefined ? guess() : h / Math.max(1, max);
     },
   };
 }

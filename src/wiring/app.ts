@@ -110,6 +110,7 @@ export function buildApp(s: Services, o: AppOptions): BuiltApp {
       remoteAddress: o.remoteAddress ?? (() => undefined),
       log: o.log,
       observe: gatewayObserver(s.metrics),
+      jobEndEveryMs: s.admission && !c.PRODUCT_URL && !o.product ? () => s.admission!.stats().avgJobMs / c.POOL_SIZE : undefined,
     }),
   );
   // Prometheus scrapes with the operator token (bearer_token in the scrape config):

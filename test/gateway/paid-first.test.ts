@@ -39,6 +39,7 @@ async function privateRedis(): Promise<Record<string, string>> {
 async function stand(jobMs: number, env: Record<string, string>) {
   const engine = fixedTimeEngine(await stubInlineEngine(), { workers: 1, jobMs });
   const h = await makeHarness({ engine, env: { POOL_SIZE: "1", QUEUE_MAX: "64", KEY_QUEUE_MAX: "8", ...(await privateRedis()), ...env } });
+  h.services.admission!.calibrate(jobMs); // as the warm-up run would
   return { h, spy: spyAdmission(h.services.admission!) };
 }
 
@@ -86,8 +87,22 @@ describe("live load only: a test call's Retry-After says when a slot frees", () 
       assert.ok(got.every((g) => g.admitted));
       return got.map((g) => g.done);
     };
-    // A first wave so the gateway has seen how long live calls hold their permits.
-    for (const r of await Promise.all(await liveWave())) assert.equal(r.status, 200);
+    let turn = 0;
+    const retryWithATestKey = () => {
+      const c = testers[turn++ % testers.length]!;
+      return spy.attempt(c.testKeyId, () => Promise.resolve(h.removebg(c.testKey, preview)));
+    };
+
+    // A fresh process: no permit has come back yet, so the product's own time per job
+    // ÷ workers (2 s) says how soon one ends, not a flat second.
+    const first = await liveWave();
+    const cold = await refusalOf(await h.removebg(testers[0]!.testKey, preview));
+    assert.equal(cold.code, "rate_limited");
+    assert.equal(cold.retryAfterS, 2);
+    const coldRetry = await retryUntilAdmitted(cold, retryWithATestKey, { everyMs: 250, timeoutMs: 10_000 });
+    assertHonest(cold, coldRetry.afterMs, JOB_MS);
+    // That wave also shows the gateway how long live calls hold their permits.
+    for (const r of await Promise.all([...first, coldRetry.done])) assert.equal(r.status, 200);
     // Calls refused after taking their permits (no credit) held them for milliseconds:
     // they must not make a full cap look about to free.
     const broke = await h.customer({ creditKrw: 0 });
@@ -99,15 +114,7 @@ describe("live load only: a test call's Retry-After says when a slot frees", () 
     assert.equal(refusal.code, "rate_limited");
     // Live holds of ≥ 2 s and ≥ 4 s seen, 2 slots: one frees every ≥ 1.2 s, so not the old flat 1.
     assert.ok(refusal.retryAfterS >= 2, `Retry-After ${refusal.retryAfterS}`);
-    let turn = 0;
-    const got = await retryUntilAdmitted(
-      refusal,
-      () => {
-        const c = testers[turn++ % testers.length]!;
-        return spy.attempt(c.testKeyId, () => Promise.resolve(h.removebg(c.testKey, preview)));
-      },
-      { everyMs: 250, timeoutMs: 10_000 },
-    );
+    const got = await retryUntilAdmitted(refusal, retryWithATestKey, { everyMs: 250, timeoutMs: 10_000 });
     assertHonest(refusal, got.afterMs, JOB_MS);
     for (const r of await Promise.all([...wave, got.done])) assert.equal(r.status, 200);
   });

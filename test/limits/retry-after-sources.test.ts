@@ -53,3 +53,13 @@ test("the test share: rounded down, at least 1 unless 0, never above the capacit
   assert.equal(testShareOf(10, 0), 0);
   assert.equal(testShareOf(10, 100), 10);
 });
+
+test("before any permit came back, the in-process product's job rate is the guess", () => {
+  let hint: number | undefined = 3900;
+  const c = createHoldClock(() => hint);
+  assert.equal(c.untilRelease("global", 32), 3900);
+  hint = undefined;
+  assert.equal(c.untilRelease("global", 32), FIRST_HOLD_GUESS_MS);
+  c.record("global", 64_000);
+  assert.equal(c.untilRelease("global", 32), 2000, "measured holds win");
+});
