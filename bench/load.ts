@@ -6,6 +6,8 @@
 // Settings (environment): LOAD_SECONDS (20 per scenario), STUB_DELAY_MS (50),
 // LOAD_ORGS (64), LOAD_PAID_CONNECTIONS (128), LOAD_REJECT_CONNECTIONS (64),
 // LOAD_GATEWAY=0 / LOAD_MODEL=0 to skip the gateway / real-model run, MODEL_SECONDS (60), MODEL_CONNECTIONS (8),
+// MODEL_TEST_CONNECTIONS (8: test-key callers beside the live ones; the table reports
+// each class: admitted, refused, p50/p99, Retry-After against the actual wait),
 // MODEL_GLOBAL_CONCURRENCY (4).
 // Needs DATABASE_URL and REDIS_URL (a scratch database and Redis db 12 are used).
 import { loadavg, cpus } from "node:os";
@@ -63,6 +65,7 @@ if (process.env.LOAD_MODEL !== "0") {
   const mr = await runModelScenario({
     seconds: num("MODEL_SECONDS", 60),
     connections: num("MODEL_CONNECTIONS", 8),
+    testConnections: num("MODEL_TEST_CONNECTIONS", 8),
     globalCap: num("MODEL_GLOBAL_CONCURRENCY", 4),
     log,
   });

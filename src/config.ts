@@ -40,6 +40,11 @@ export const ConfigSchema = z.object({
   STUB_DELAY_MS: int(50, 0, 600_000), // only with INFERENCE_BACKEND=stub (load tests)
   KEY_QUEUE_MAX: int(4, 1, 1000), // requests of one key waiting for the pool
   QUEUE_MAX: int(64, 1, 100_000), // requests waiting for the pool overall
+  // Paid calls first: test-key calls may hold at most this share (%) of the global
+  // concurrency cap and of the product's queue; in the queue live jobs go first, and a
+  // test job that has waited TEST_MAX_WAIT_MS goes before them (no starvation).
+  TEST_SHARE_PERCENT: int(50, 0, 100),
+  TEST_MAX_WAIT_MS: int(30_000, 0),
 
   // Split deployment: the gateway calls this product service instead of the in-process one.
   PRODUCT_URL: z.string().url().optional(),

@@ -10,6 +10,8 @@ export interface GatewaySettings {
   resendDefaultWaitS: number;
   globalConcurrency: number;
   orgLiveConcurrency: number;
+  /** Share (%) of globalConcurrency test-key calls may hold (TEST_SHARE_PERCENT). */
+  testSharePercent: number;
   /** Permit lease; renewed every third of it while the request runs. */
   permitLeaseMs: number;
   invalidKeyLimit: number;
@@ -31,6 +33,8 @@ export interface GatewayDeps {
   log: (event: Record<string, unknown>) => void;
   /** Where stage times and money events are reported (the metrics); absent in most tests. */
   observe?: GatewayObserver;
+  /** How often a job ends in the in-process product (ms), when there is one: the first Retry-After of a full cap. */
+  jobEndEveryMs?: () => number | undefined;
 }
 
 /** What the gateway measures, without knowing who records it. Times in milliseconds. */

@@ -8,7 +8,9 @@ import type { AppEnv } from "../http/app-env.ts";
 import { H } from "../http/headers.ts";
 import { newRequestId } from "../http/request-id.ts";
 import { MAX_BODY_BYTES, announcedLength, parseMultipart, readBodyCapped } from "../http/read-body.ts";
-import { acquireAll, type InvalidKeyGuard, type Permit } from "../limits/index.ts";
+import type { InvalidKeyGuard, Permit } from "../limits/index.ts";
+import { createHoldClock, type HoldClock } from "../limits/hold-clock.ts";
+import { retryAfterSeconds } from "../http/retry-after.ts";
 import { readRemoveParams, isPreviewSize, type Size } from "../product/params.ts";
 import { PRODUCT_PATH } from "../product/app.ts";
 import { reserveAmountForSize, priceForPixels } from "../billing/prices.ts";
@@ -21,6 +23,7 @@ import { failureResponse, successResponse, wantsJson } from "./reply.ts";
 import { callProduct } from "./upstream.ts";
 import { CAPTURE_RETRY_WAIT_MS, CAPTURE_TRIES, captureSettled } from "./capture.ts";
 import { rateLimitHeaders, TEST_PER_MINUTE, TEST_WINDOW_MS, testMinuteKey } from "./rate-headers.ts";
+import { takePermits } from "./capacity.ts";
 
 interface Ctx {
   requestId: string;
@@ -37,6 +40,8 @@ interface Ctx {
 }
 
 export function registerRemoveBg(app: Hono<AppEnv>, deps: GatewayDeps, guard: InvalidKeyGuard): void {
+  // How long this process's calls hold their permits: the Retry-After of a full cap.
+  const holds = createHoldClock(deps.jobEndEveryMs);
   app.post("/v1.0/removebg", async (c) => {
     const receivedAt = deps.now();
     const requestId = c.get("requestId") ?? newRequestId(receivedAt);
@@ -50,7 +55,7 @@ export function registerRemoveBg(app: Hono<AppEnv>, deps: GatewayDeps, guard: In
     };
     let res: Response;
     try {
-      res = await handle(c.req.raw, c.env, ctx, deps, guard);
+      res = await handle(c.req.raw, c.env, ctx, deps, guard, holds);
     } catch (err) {
       const storeDown = isStoreUnavailable(err);
       deps.log({ level: "error", msg: storeDown ? "store unavailable" : "removebg failed", requestId, err: err instanceof Error ? err.stack : String(err) });
@@ -96,7 +101,7 @@ async function stampRateLimit(res: Response, key: KeyContext, deps: GatewayDeps)
   }
 }
 
-async function handle(req: Request, env: unknown, ctx: Ctx, deps: GatewayDeps, guard: InvalidKeyGuard): Promise<Response> {
+async function handle(req: Request, env: unknown, ctx: Ctx, deps: GatewayDeps, guard: InvalidKeyGuard, holds: HoldClock): Promise<Response> {
   const reject = (f: Failure) => {
     ctx.row.errorCode = f.code;
     return failureResponse(ctx.requestId, f, ctx.headers);
@@ -124,7 +129,7 @@ async function handle(req: Request, env: unknown, ctx: Ctx, deps: GatewayDeps, g
   const announced = announcedLength(req);
   if (announced !== undefined && announced > MAX_BODY_BYTES) return reject(fail("file_too_large"));
   const expected = Math.min(announced ?? MAX_BODY_BYTES, MAX_BODY_BYTES);
-  if (!deps.receiveBudget.tryTake(expected)) return reject(fail("gateway_busy", undefined, 2));
+  if (!deps.receiveBudget.tryTake(expected)) return reject(fail("gateway_busy", undefined, retryAfterSeconds(deps.receiveBudget.untilRoomMs(expected), deps.settings.deadlineMs / 1000)));
   ctx.undo.push(async () => deps.receiveBudget.give(expected));
   const body = await readBodyCapped(req, MAX_BODY_BYTES);
   if (!body.ok) return reject(body);
@@ -137,7 +142,7 @@ async function handle(req: Request, env: unknown, ctx: Ctx, deps: GatewayDeps, g
   const size: Size | undefined = key.kind === "test" ? "preview" : params.size;
   ctx.row.tier = isPreviewSize(size) ? "preview" : "full";
 
-  const taken = key.kind === "test" ? await timed(deps, "limits", () => takeTestAllowance(key, ctx, deps)) : await takeLiveAllowance(key, size, ctx, deps);
+  const taken = key.kind === "test" ? await timed(deps, "limits", () => takeTestAllowance(key, ctx, deps, holds)) : await takeLiveAllowance(key, size, ctx, deps, holds);
   if (!taken.ok) return reject(taken);
 
   const outcome = await timed(deps, "product", () => callProduct(
@@ -151,6 +156,7 @@ async function handle(req: Request, env: unknown, ctx: Ctx, deps: GatewayDeps, g
             [H.requestId]: ctx.requestId,
             [H.deadline]: String(ctx.receivedAt + deps.settings.deadlineMs),
             [H.queueKey]: key.keyId,
+            [H.callClass]: key.kind,
             ...(key.kind === "test" ? { [H.forceSize]: "preview" } : {}),
           },
           signal,
@@ -224,21 +230,14 @@ function keepPermits(permits: { permits: Permit[]; release(): Promise<void> }, c
   });
 }
 
-async function takeTestAllowance(key: KeyContext, ctx: Ctx, deps: GatewayDeps): Promise<{ ok: true } | Failure> {
+async function takeTestAllowance(key: KeyContext, ctx: Ctx, deps: GatewayDeps, holds: HoldClock): Promise<{ ok: true } | Failure> {
   const lifetime = key.testQuota === "lifetime";
   const perMinute = await deps.limiter.hit(testMinuteKey(key.keyId), TEST_PER_MINUTE, TEST_WINDOW_MS);
   if (!perMinute.allowed) {
-    return fail("test_quota_exceeded", "Test keys allow 10 calls per minute", Math.ceil(perMinute.retryAfterMs / 1000));
+    return fail("test_quota_exceeded", "Test keys allow 10 calls per minute", retryAfterSeconds(perMinute.retryAfterMs));
   }
-  const permits = await acquireAll(deps.limiter, [
-    { key: `test-concurrent:${key.keyId}`, max: 1, leaseMs: deps.settings.permitLeaseMs },
-    { key: "global", max: deps.settings.globalConcurrency, leaseMs: deps.settings.permitLeaseMs },
-  ]);
-  if (!permits.ok) {
-    return permits.failedKey === "global"
-      ? fail("rate_limited", "The service is at its concurrency limit", Math.ceil(permits.retryAfterMs / 1000))
-      : fail("test_quota_exceeded", "Test keys allow 1 call at a time", Math.ceil(permits.retryAfterMs / 1000));
-  }
+  const permits = await takePermits(deps.limiter, key, deps.settings, holds, deps.now);
+  if (!permits.ok) return permits;
   keepPermits(permits, ctx, deps);
   const quota = await deps.ports.consumeTestCall({ orgId: key.orgId, lifetime });
   if (!quota.ok) return quota;
@@ -247,20 +246,13 @@ async function takeTestAllowance(key: KeyContext, ctx: Ctx, deps: GatewayDeps): 
   ctx.undo.push(async () => {
     if (!ctx.succeeded) await deps.ports.refundTestCall({ orgId: key.orgId, period: quota.period });
   });
+  permits.goesToProduct();
   return { ok: true };
 }
 
-async function takeLiveAllowance(key: KeyContext, size: Size | undefined, ctx: Ctx, deps: GatewayDeps): Promise<{ ok: true } | Failure> {
-  const permits = await timed(deps, "limits", () =>
-    acquireAll(deps.limiter, [
-      { key: `org-live:${key.orgId}`, max: deps.settings.orgLiveConcurrency, leaseMs: deps.settings.permitLeaseMs },
-      { key: "global", max: deps.settings.globalConcurrency, leaseMs: deps.settings.permitLeaseMs },
-    ]),
-  );
-  if (!permits.ok) {
-    const which = permits.failedKey === "global" ? "The service is at its concurrency limit" : "Your organization already has the maximum of concurrent live requests";
-    return fail("rate_limited", which, Math.ceil(permits.retryAfterMs / 1000));
-  }
+async function takeLiveAllowance(key: KeyContext, size: Size | undefined, ctx: Ctx, deps: GatewayDeps, holds: HoldClock): Promise<{ ok: true } | Failure> {
+  const permits = await timed(deps, "limits", () => takePermits(deps.limiter, key, deps.settings, holds, deps.now));
+  if (!permits.ok) return permits;
   keepPermits(permits, ctx, deps);
   const hold = await timed(deps, "reserve", () =>
     deps.ports.reserve({ requestId: ctx.requestId, orgId: key.orgId, appId: key.appId, amountKrw: reserveAmountForSize(size) }),
@@ -271,5 +263,6 @@ async function takeLiveAllowance(key: KeyContext, size: Size | undefined, ctx: C
     await deps.ports.release(ctx.requestId);
     deps.observe?.released();
   });
+  permits.goesToProduct();
   return { ok: true };
 }

@@ -22,6 +22,8 @@ export const H = {
   deadline: "X-PD-Deadline",
   queueKey: "X-PD-Queue-Key",
   forceSize: "X-PD-Force-Size",
+  /** `live` or `test`: which class of the product's queue the job joins (paid first). */
+  callClass: "X-PD-Call-Class",
 } as const;
 
 export interface ImageFacts {

@@ -215,6 +215,11 @@ export const INTERNAL_OPERATIONS: Operation[] = [
       { name: H.deadline, description: "Milliseconds since the epoch by which processing must have started and ended.", schema: { type: "integer" } },
       { name: H.queueKey, description: "Whose queue the request joins (the gateway sends the key ID).", schema: { type: "string" } },
       { name: H.forceSize, description: "Overrides size (the gateway sends preview for test keys).", schema: { type: "string", enum: [...SIZES] } },
+      {
+        name: H.callClass,
+        description: "Which class of the queue the job joins: live jobs are served before test jobs (absent: live).",
+        schema: { type: "string", enum: ["live", "test"] },
+      },
     ],
     requestBody: { required: true, contents: [{ mediaType: "multipart/form-data", schema: REMOVEBG_FORM, name: "RemoveBgForm" }] },
     success: {

@@ -1,26 +1,59 @@
-// Decides, before any work starts, whether a request can be taken: per-key queue
-// depth, total queue depth, and whether it could finish before its deadline given the
-// pool's recent speed. Rejections here are "before processing", so the gateway may
-// resend them (spec §7 Retry).
+// Decides, before any work starts, whether a request can be taken, and then hands the
+// taken ones to the workers in order (live before test, see schedule.ts). Refusals:
+// per-key queue depth (key_queue_full), total capacity or the test share of it
+// (queue_full), and work that could not end before its deadline given the measured
+// time per job (deadline_unreachable). They are "before processing", so the gateway may
+// resend them (spec §7 Retry), and each carries a Retry-After worked out from the same
+// forecast: when the slot it lacks is expected to free, or by how much it misses.
+//
+// The time per job is the workers' own service time (what the pipeline reports as
+// processingMs), never the time a job spent waiting for a worker: after a burst the
+// waits are minutes long, and counting them made an idle service refuse everything.
 import { fail, type Failure } from "../http/api-error.ts";
+import { RETRY_AFTER_MAX_S, retryAfterSeconds } from "../http/retry-after.ts";
+import { testShareOf, type CallClass } from "../limits/test-share.ts";
+import { forecast, pickClass, type QueuedJob } from "./schedule.ts";
 
 export interface AdmissionOptions {
   poolSize: number;
   keyQueueMax: number;
+  /** Jobs that may wait beyond the ones running: capacity is poolSize + queueMax. */
   queueMax: number;
   now: () => number;
-  /** Starting guess of one job's duration, replaced as real jobs finish. */
+  /** Starting guess of one job's service time, replaced as real jobs finish. */
   initialJobMs?: number;
+  /** Share of the capacity test-key jobs may hold (TEST_SHARE_PERCENT, default 50). */
+  testSharePercent?: number;
+  /** A test job that has waited this long goes before live ones (TEST_MAX_WAIT_MS). */
+  testMaxWaitMs?: number;
+  /** Longest Retry-After sent, in seconds (the deadline). */
+  maxRetryAfterS?: number;
 }
 
+export type Turn = { ok: true } | Failure;
+
 export interface Ticket {
-  /** Call once when the job ends, with its duration (undefined if it failed early). */
-  done(durationMs?: number): void;
+  /**
+   * Resolves when a worker is free for this job. A job whose deadline passes while it
+   * waits is not started (deadline_unreachable): nobody is waiting for its answer.
+   */
+  start(): Promise<Turn>;
+  /** Call once when the job ends, with the worker's own processing time (undefined if unknown). */
+  done(serviceMs?: number): void;
+}
+
+export interface AdmissionStats {
+  inFlight: number;
+  queued: number;
+  queuedLive: number;
+  queuedTest: number;
+  running: number;
+  avgJobMs: number;
 }
 
 export interface Admission {
-  admit(key: string, deadlineMs: number): ({ ok: true; ticket: Ticket } | Failure);
-  stats(): { inFlight: number; queued: number; avgJobMs: number };
+  admit(key: string, deadlineMs: number, kind?: CallClass): { ok: true; ticket: Ticket } | Failure;
+  stats(): AdmissionStats;
   /**
    * Replaces the starting guess with a measured one (the warm-up run), unless real jobs
    * have already finished. A guess far below the real time would let a first wave queue
@@ -29,53 +62,132 @@ export interface Admission {
   calibrate(jobMs: number): void;
 }
 
+interface Job extends QueuedJob {
+  key: string;
+  deadline: number;
+  startedAt?: number;
+  wake?: (turn: Turn) => void;
+  turn?: Turn;
+  finished?: boolean;
+}
+
 export function createAdmission(opts: AdmissionOptions): Admission {
   const poolSize = Math.max(1, opts.poolSize);
+  const capacity = poolSize + opts.queueMax;
+  const testCap = testShareOf(capacity, opts.testSharePercent ?? 50);
+  const testMaxWaitMs = opts.testMaxWaitMs ?? 30_000;
+  const maxS = opts.maxRetryAfterS ?? RETRY_AFTER_MAX_S;
+  const seconds = (ms: number) => retryAfterSeconds(ms, maxS);
   let avgJobMs = opts.initialJobMs ?? 3000;
-  let inFlight = 0;
   let measured = false;
-  const perKey = new Map<string, number>();
+  const running = new Set<Job>();
+  const queues: Record<CallClass, Job[]> = { live: [], test: [] };
+  const perKey = new Map<string, Set<Job>>();
+  let testHeld = 0;
 
-  const seconds = (ms: number) => Math.max(1, Math.ceil(ms / 1000));
+  const inFlight = () => running.size + queues.live.length + queues.test.length;
+
+  /** Expected end of every admitted job (plus `extra`, placed as a new arrival). */
+  function plan(t: number, extra?: Job): Map<Job, number> {
+    const freeAt: number[] = [];
+    const ends = new Map<Job, number>();
+    for (const j of running) {
+      const end = Math.max(t, (j.startedAt ?? t) + avgJobMs);
+      ends.set(j, end);
+      freeAt.push(end);
+    }
+    while (freeAt.length < poolSize) freeAt.push(t);
+    const live = extra?.kind === "live" ? [...queues.live, extra] : queues.live;
+    const test = extra?.kind === "test" ? [...queues.test, extra] : queues.test;
+    for (const [j, end] of forecast(freeAt, live, test, avgJobMs, testMaxWaitMs).ends) ends.set(j, end);
+    return ends;
+  }
+
+  /** Milliseconds until the first of `jobs` is expected to end: when the slot it holds frees. */
+  function untilFirstEnd(t: number, jobs: Iterable<Job>): number {
+    const ends = plan(t);
+    let first = Infinity;
+    for (const j of jobs) first = Math.min(first, ends.get(j) ?? Infinity);
+    return first === Infinity ? avgJobMs : first - t;
+  }
+
+  function release(job: Job): void {
+    if (job.finished) return;
+    job.finished = true;
+    if (!running.delete(job)) {
+      const q = queues[job.kind];
+      const i = q.indexOf(job);
+      if (i >= 0) q.splice(i, 1);
+    }
+    if (job.kind === "test") testHeld--;
+    const mine = perKey.get(job.key);
+    mine?.delete(job);
+    if (mine && mine.size === 0) perKey.delete(job.key);
+  }
+
+  function settle(job: Job, turn: Turn): void {
+    job.turn = turn;
+    job.wake?.(turn);
+  }
+
+  /** Gives free workers to waiting jobs, in schedule order. */
+  function pump(): void {
+    while (running.size < poolSize) {
+      const t = opts.now();
+      const kind = pickClass(queues.live, queues.test, t, testMaxWaitMs);
+      if (!kind) return;
+      const job = queues[kind].shift()!;
+      if (job.deadline <= t) {
+        release(job);
+        settle(job, fail("deadline_unreachable", "The request's deadline passed before a worker was free", seconds(avgJobMs)));
+        continue;
+      }
+      job.startedAt = t;
+      running.add(job);
+      settle(job, { ok: true });
+    }
+  }
 
   return {
-    admit(key, deadlineMs) {
-      const mine = perKey.get(key) ?? 0;
-      if (mine >= opts.keyQueueMax) {
-        return fail("key_queue_full", `This key already has ${mine} requests in progress`, seconds(avgJobMs));
+    admit(key, deadlineMs, kind = "live") {
+      const t = opts.now();
+      const mine = perKey.get(key);
+      if (mine && mine.size >= opts.keyQueueMax) {
+        return fail("key_queue_full", `This key already has ${mine.size} requests in progress`, seconds(untilFirstEnd(t, mine)));
       }
-      if (inFlight >= poolSize + opts.queueMax) {
-        return fail("queue_full", undefined, seconds(avgJobMs));
+      if (inFlight() >= capacity) {
+        return fail("queue_full", undefined, seconds(untilFirstEnd(t, [...running, ...queues.live, ...queues.test])));
       }
-      // Jobs ahead of this one that have no worker yet, shared across the pool.
-      const waitingAhead = Math.max(0, inFlight - poolSize + 1);
-      const expectedStart = opts.now() + Math.ceil(waitingAhead / poolSize) * avgJobMs;
-      const expectedEnd = expectedStart + avgJobMs;
-      if (expectedEnd > deadlineMs) {
-        return fail(
-          "deadline_unreachable",
-          "Processing could not finish before the request's deadline",
-          seconds(expectedStart - opts.now()),
-        );
+      if (kind === "test" && testHeld >= testCap) {
+        const tests = [...running, ...queues.test].filter((j) => j.kind === "test");
+        return fail("queue_full", "Test keys may use only part of the processing queue; live keys go first", seconds(untilFirstEnd(t, tests)));
       }
-      inFlight++;
-      perKey.set(key, mine + 1);
-      let finished = false;
+      const job: Job = { kind, key, deadline: deadlineMs, enqueuedAt: t };
+      const end = plan(t, job).get(job) ?? t + avgJobMs;
+      if (end > deadlineMs) {
+        // A request sent `end - deadline` later, with the same time budget, would fit.
+        return fail("deadline_unreachable", "Processing could not finish before the request's deadline", seconds(end - deadlineMs));
+      }
+      queues[kind].push(job);
+      if (kind === "test") testHeld++;
+      perKey.set(key, (mine ?? new Set()).add(job));
+      pump();
       return {
         ok: true,
         ticket: {
-          done(durationMs) {
-            if (finished) return;
-            finished = true;
-            inFlight--;
-            const left = (perKey.get(key) ?? 1) - 1;
-            if (left <= 0) perKey.delete(key);
-            else perKey.set(key, left);
-            // Exponentially weighted so the estimate follows load and model changes.
-            if (durationMs !== undefined && durationMs > 0) {
-              avgJobMs = measured ? avgJobMs * 0.8 + durationMs * 0.2 : durationMs;
+          start: () => (job.turn ? Promise.resolve(job.turn) : new Promise<Turn>((resolve) => (job.wake = resolve))),
+          done(serviceMs) {
+            if (job.finished) return;
+            const ran = job.startedAt !== undefined;
+            release(job);
+            if (ran && serviceMs !== undefined && Number.isFinite(serviceMs) && serviceMs > 0) {
+              // Exponentially weighted so the estimate follows load and model changes.
+              avgJobMs = measured ? avgJobMs * 0.8 + serviceMs * 0.2 : serviceMs;
               measured = true;
             }
+            // A job given up while still queued (its caller left) never gets a turn.
+            if (!job.turn) settle(job, fail("deadline_unreachable"));
+            pump();
           },
         },
       };
@@ -83,6 +195,13 @@ export function createAdmission(opts: AdmissionOptions): Admission {
     calibrate(jobMs) {
       if (!measured && Number.isFinite(jobMs) && jobMs > 0) avgJobMs = jobMs;
     },
-    stats: () => ({ inFlight, queued: Math.max(0, inFlight - poolSize), avgJobMs: Math.round(avgJobMs) }),
+    stats: () => ({
+      inFlight: inFlight(),
+      queued: queues.live.length + queues.test.length,
+      queuedLive: queues.live.length,
+      queuedTest: queues.test.length,
+      running: running.size,
+      avgJobMs: Math.round(avgJobMs),
+    }),
   };
 }

@@ -8,10 +8,13 @@ import { newRequestId } from "../http/request-id.ts";
 import { MAX_BODY_BYTES, parseMultipart, readBodyCapped, announcedLength } from "../http/read-body.ts";
 import type { ByteBudget } from "../http/byte-budget.ts";
 import { readImageHeader, checkPixelLimit } from "../imaging/index.ts";
+import { retryAfterSeconds } from "../http/retry-after.ts";
+import { isCallClass } from "../limits/test-share.ts";
 import type { Admission } from "./admission.ts";
 import type { Engine } from "./engine.ts";
 import { readRemoveParams, SIZES, type Size } from "./params.ts";
 import type { StageTimings } from "./pipeline.ts";
+import { startUpRemainingMs } from "./warm-up.ts";
 
 export const PRODUCT_PATH = "/internal/v1/removebg";
 
@@ -36,6 +39,8 @@ export interface ProductObserver {
 
 export function createProductApp(deps: ProductDeps): Hono {
   const app = new Hono();
+  const startedAt = deps.now();
+  const maxRetryAfterS = Math.ceil(deps.defaultDeadlineMs / 1000);
   app.post(PRODUCT_PATH, async (c) => {
     const req = c.req.raw;
     const requestId = req.headers.get(H.requestId) ?? newRequestId(deps.now());
@@ -44,12 +49,14 @@ export function createProductApp(deps: ProductDeps): Hono {
     if (deps.isShuttingDown()) return reply(fail("shutting_down", undefined, 5));
     const engineState = deps.engine.state();
     if (!engineState.ready) {
-      return reply(engineState.failed ? fail("model_unavailable", undefined, 30) : fail("service_not_ready", undefined, 10));
+      return reply(engineState.failed ? fail("model_unavailable", undefined, 30) : fail("service_not_ready", undefined, retryAfterSeconds(startUpRemainingMs(deps.now() - startedAt), maxRetryAfterS)));
     }
     if (new URL(req.url).search !== "") return reply(fail("unsupported_parameter", "A query string is not accepted"));
 
     const expected = Math.min(announcedLength(req) ?? MAX_BODY_BYTES, MAX_BODY_BYTES);
-    if (!deps.receiveBudget.tryTake(expected)) return reply(fail("receive_budget_exhausted", undefined, 2));
+    if (!deps.receiveBudget.tryTake(expected)) {
+      return reply(fail("receive_budget_exhausted", undefined, retryAfterSeconds(deps.receiveBudget.untilRoomMs(expected), maxRetryAfterS)));
+    }
     let params;
     try {
       const body = await readBodyCapped(req, MAX_BODY_BYTES);
@@ -73,12 +80,17 @@ export function createProductApp(deps: ProductDeps): Hono {
 
     const deadlineRaw = Number(req.headers.get(H.deadline));
     const deadline = Number.isFinite(deadlineRaw) && deadlineRaw > 0 ? deadlineRaw : deps.now() + deps.defaultDeadlineMs;
-    const admitted = deps.admission.admit(req.headers.get(H.queueKey) ?? "anonymous", deadline);
+    const callClass = req.headers.get(H.callClass);
+    const kind = isCallClass(callClass) ? callClass : "live";
+    const admitted = deps.admission.admit(req.headers.get(H.queueKey) ?? "anonymous", deadline, kind);
     if (!admitted.ok) return reply(admitted);
 
-    const started = deps.now();
-    let durationMs: number | undefined;
+    const queuedAt = deps.now();
+    // The worker's own time, not the wait for it: this is what admission estimates with.
+    let serviceMs: number | undefined;
     try {
+      const turn = await admitted.ticket.start();
+      if (!turn.ok) return reply(turn);
       const result = await deps.engine.run({
         image: params.image,
         size,
@@ -86,8 +98,9 @@ export function createProductApp(deps: ProductDeps): Hono {
         channels: params.channels,
         background: params.background,
       });
-      durationMs = deps.now() - started;
       if (!result.ok) return reply(fail(result.code, result.title));
+      serviceMs = result.processingMs;
+      const durationMs = deps.now() - queuedAt;
       deps.log?.({ msg: "removed", requestId, width: result.width, height: result.height, ...result.timings });
       observeStages(deps.observe, durationMs, result);
       // The PNG arrived from the worker in its own (transferred) ArrayBuffer.
@@ -99,7 +112,7 @@ export function createProductApp(deps: ProductDeps): Hono {
       deps.log?.({ level: "error", msg: "inference failed", requestId, err: err instanceof Error ? err.message : String(err) });
       return reply(fail("inference_failed", "Processing failed; if it repeats, report the request ID"));
     } finally {
-      admitted.ticket.done(durationMs);
+      admitted.ticket.done(serviceMs);
     }
   });
   return app;

@@ -100,6 +100,7 @@ export function buildApp(s: Services, o: AppOptions): BuiltApp {
       resendDefaultWaitS: c.RESEND_DEFAULT_WAIT_S,
       globalConcurrency: c.GLOBAL_CONCURRENCY,
       orgLiveConcurrency: c.ORG_LIVE_CONCURRENCY,
+      testSharePercent: c.TEST_SHARE_PERCENT,
       permitLeaseMs: c.PERMIT_LEASE_MS,
       invalidKeyLimit: c.INVALID_KEY_LIMIT,
       invalidKeyWindowS: c.INVALID_KEY_WINDOW_S,
@@ -110,6 +111,7 @@ export function buildApp(s: Services, o: AppOptions): BuiltApp {
     remoteAddress: o.remoteAddress ?? (() => undefined),
     log: o.log,
     observe: gatewayObserver(s.metrics),
+    jobEndEveryMs: s.admission && !c.PRODUCT_URL && !o.product ? () => s.admission!.stats().avgJobMs / c.POOL_SIZE : undefined,
   };
   app.route("/", createGatewayApp(gatewayDeps));
   // Prometheus scrapes with the operator token (bearer_token in the scrape config):

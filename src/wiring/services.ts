@@ -67,7 +67,15 @@ export async function createServices(config: Config, opts: ServiceOptions): Prom
 
   const engine = opts.engine === undefined ? (config.PRODUCT_URL ? undefined : await buildEngine(config)) : opts.engine ?? undefined;
   const admission = engine
-    ? createAdmission({ poolSize: config.POOL_SIZE, keyQueueMax: config.KEY_QUEUE_MAX, queueMax: config.QUEUE_MAX, now })
+    ? createAdmission({
+        poolSize: config.POOL_SIZE,
+        keyQueueMax: config.KEY_QUEUE_MAX,
+        queueMax: config.QUEUE_MAX,
+        testSharePercent: config.TEST_SHARE_PERCENT,
+        testMaxWaitMs: config.TEST_MAX_WAIT_MS,
+        maxRetryAfterS: Math.ceil(config.DEADLINE_MS / 1000),
+        now,
+      })
     : undefined;
   if (engine && admission) {
     engine.whenReady().then(

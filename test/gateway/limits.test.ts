@@ -183,7 +183,7 @@ describe("503 gateway_busy", () => {
     } as RequestInit);
     while (budget.inUse() === 0) await new Promise((r) => setTimeout(r, 5));
     const e = await expectError(await v.removebg(c.liveKey, preview), 503, "gateway_busy");
-    assert.equal(e.retryAfter, "2", "DECISIONS.md: gateway_busy Retry-After is 2");
+    assert.equal(e.retryAfter, "2", "nothing given back lately: the 2 s fallback (DECISIONS.md)");
     finish();
     await expectError(await first, 400, "invalid_parameter"); // its empty body is not a form
     assert.equal(budget.inUse(), 0, "the budget was given back");

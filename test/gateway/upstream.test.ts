@@ -5,7 +5,9 @@
 // A fake product counts calls; the injected sleep records waits and moves the clock.
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
+import { retryAfterSeconds } from "../../src/http/retry-after.ts";
 import { createAdmission } from "../../src/product/admission.ts";
+import { startUpRemainingMs } from "../../src/product/warm-up.ts";
 import type { Engine } from "../../src/product/engine.ts";
 import {
   assertNoOpenHold,
@@ -289,8 +291,11 @@ describe("product errors from the real product service, passed through", () => {
     const admission = createAdmission({ poolSize: 1, keyQueueMax: 4, queueMax: 64, now: g.clock.now, initialJobMs: 200_000 });
     const { v, sleep } = realProductVariant({ admission });
     const e = await expectError(await v.removebg(c.liveKey, preview), 503, "deadline_unreachable");
-    assert.ok(Number(e.retryAfter) >= 1);
-    assert.equal(sleep.waits.length, 2, "resent twice");
+    // Retry-After is by how much the job misses its deadline: 200 s − 140 s = 60 s. After
+    // that wait 80 s remain, so one resend; it misses by 120 s, and waiting that long
+    // would leave less than the 30 s a resend needs (spec §7 Retry 3).
+    assert.deepEqual(sleep.waits, [60_000], "resent once, after the Retry-After");
+    assert.equal(e.retryAfter, "120");
     await assertNoOpenHold(g.h, c.orgId);
     assert.equal((await balanceOf(g.h, c.orgId)).balanceKrw, 1000);
   });
@@ -322,12 +327,11 @@ describe("product errors from the real product service, passed through", () => {
     await assertNoOpenHold(g.h, c.orgId);
   });
 
-  test("503 shutting_down (Retry-After 5), service_not_ready (10), model_unavailable (30)", async () => {
+  test("503 shutting_down (Retry-After 5), model_unavailable (30), service_not_ready (what is left of a usual start)", async () => {
     const c = await g.h.customer({ creditKrw: 1000 });
     const base = g.h.services.engine!;
     const cases: [string, string, Parameters<typeof realProductVariant>[0]][] = [
       ["shutting_down", "5", { shuttingDown: true }],
-      ["service_not_ready", "10", { engine: { ...base, state: () => ({ ...base.state(), ready: false }) } }],
       ["model_unavailable", "30", { engine: { ...base, state: () => ({ ...base.state(), ready: false, failed: "no model" }) } }],
     ];
     for (const [code, retryAfter, o] of cases) {
@@ -336,6 +340,15 @@ describe("product errors from the real product service, passed through", () => {
       assert.equal(e.retryAfter, retryAfter, code);
       assert.deepEqual(sleep.waits, [Number(retryAfter) * 1000, Number(retryAfter) * 1000], code);
     }
+    // The product's start began when its app was built (on this test's clock); each wait
+    // moves the clock, so each Retry-After is the start-up time then left, at least 1 s.
+    const notReady = { engine: { ...base, state: () => ({ ...base.state(), ready: false }) } };
+    const { v, sleep } = realProductVariant(notReady);
+    const built = g.clock.now();
+    const e = await expectError(await v.removebg(c.liveKey, preview), 503, "service_not_ready");
+    const expected = (at: number) => String(retryAfterSeconds(startUpRemainingMs(at - built)));
+    assert.equal(sleep.waits[0], Number(expected(built)) * 1000);
+    assert.equal(e.retryAfter, expected(g.clock.now()));
     await assertNoOpenHold(g.h, c.orgId);
   });
 

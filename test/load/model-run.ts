@@ -15,10 +15,14 @@ import { TINY_PNG } from "./scenarios.ts";
 import { createCustomers, startLoadStack } from "./stack.ts";
 import { outcomeOf, sendRemovebg, tally } from "../support/removebg-request.ts";
 import { over } from "../support/server-process.ts";
+import { CallTracker, classRow, formatClassTable, newClassStats, type ClassRow } from "./class-stats.ts";
 
 export interface ModelRunResult {
   seconds: number;
   callers: number;
+  testCallers: number;
+  /** Per class (issue 12): admitted, refused, latency, Retry-After against the real wait. */
+  classes: ClassRow[];
   globalCap: number;
   deadlineMs: number;
   ok200: number;
@@ -48,11 +52,20 @@ const EXPECTED = new Set([
   "429 key_queue_full",
   "503 deadline_unreachable",
   "503 queue_full",
+  "429 test_quota_exceeded", // test keys: 10 a minute, 1 at a time
 ]);
 
 const pct = (sorted: number[], p: number) => (sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))]! : NaN);
 
-export async function runModelScenario(o: { seconds: number; connections: number; globalCap: number; log?: (l: string) => void }): Promise<ModelRunResult> {
+export async function runModelScenario(o: {
+  seconds: number;
+  connections: number;
+  /** Callers with test keys besides the `connections` live callers (issue 12). Default 0. */
+  testConnections?: number;
+  globalCap: number;
+  log?: (l: string) => void;
+}): Promise<ModelRunResult> {
+  const testCallers = o.testConnections ?? 0;
   const log = o.log ?? (() => {});
   const deadlineMs = 140_000;
   const stack = await startLoadStack({
@@ -62,7 +75,8 @@ export async function runModelScenario(o: { seconds: number; connections: number
   });
   try {
     log(`model server pid ${stack.server.pid} ready`);
-    const customers = await createCustomers(stack.admin, o.connections, 1_000_000);
+    const customers = await createCustomers(stack.admin, Math.max(o.connections, testCallers), 1_000_000);
+    const perClass = { live: newClassStats(), test: newClassStats() };
     const send = over(stack.url);
     const outcomes: Awaited<ReturnType<typeof outcomeOf>>[] = [];
     const latencies: number[] = [];
@@ -72,7 +86,8 @@ export async function runModelScenario(o: { seconds: number; connections: number
     const t0 = Date.now();
     const endAt = t0 + o.seconds * 1000;
 
-    const caller = async (key: string) => {
+    const caller = async (key: string, cls: "live" | "test") => {
+      const tracker = new CallTracker(perClass[cls]);
       while (Date.now() < endAt) {
         const start = performance.now();
         let res: Response;
@@ -87,6 +102,13 @@ export async function runModelScenario(o: { seconds: number; connections: number
         }
         const pm = Number(res.headers.get("x-processing-ms"));
         const out = await outcomeOf(res);
+        tracker.answer(out, start, performance.now());
+        if (cls === "test") {
+          // Test callers are counted per class only; a refusal waits Retry-After (1 s without).
+          const waitS = out.status === 200 ? 0 : Number(out.retryAfter ?? 1);
+          await new Promise((r) => setTimeout(r, Math.min(waitS * 1000, Math.max(0, endAt - Date.now()))));
+          continue;
+        }
         outcomes.push(out);
         if (out.status === 200) {
           latencies.push(performance.now() - start);
@@ -105,19 +127,24 @@ export async function runModelScenario(o: { seconds: number; connections: number
         }
       }
     };
-    await Promise.all(customers.map((c) => caller(c.liveKey)));
+    await Promise.all([
+      ...customers.slice(0, o.connections).map((c) => caller(c.liveKey, "live")),
+      ...customers.slice(0, testCallers).map((c) => caller(c.testKey, "test")),
+    ]);
     const wallS = (Date.now() - t0) / 1000;
-    await waitForPermits(stack.redis, ["global", ...customers.map((c) => `org-live:${c.orgId}`)], 60_000);
+    await waitForPermits(stack.redis, ["global", "global-test", ...customers.map((c) => `org-live:${c.orgId}`)], 60_000);
     const money = await checkMoney(stack.db, customers.map((c) => c.orgId));
 
     const answers = tally(outcomes);
     const ok200 = answers["200"] ?? 0;
     const jobMs = processing.length ? processing.reduce((a, b) => a + b, 0) / processing.length : NaN;
     const sorted = latencies.sort((a, b) => a - b);
-    const unexpected = Object.keys(answers).filter((k) => !EXPECTED.has(k));
+    const unexpected = [...new Set([...Object.keys(answers), ...Object.keys(tally(perClass.test.outcomes))])].filter((k) => !EXPECTED.has(k));
     const result: ModelRunResult = {
       seconds: wallS,
       callers: o.connections,
+      testCallers,
+      classes: [classRow("live", perClass.live), classRow("test", perClass.test)],
       globalCap: o.globalCap,
       deadlineMs,
       ok200,
@@ -148,7 +175,7 @@ export function formatModelTable(r: ModelRunResult): string {
     .join(", ");
   const rows: [string, string][] = [
     ["run", `${r.seconds.toFixed(0)} s, ${r.callers} callers (one org each), GLOBAL_CONCURRENCY ${r.globalCap}, deadline ${r.deadlineMs / 1000} s, load ${r.load1.toFixed(2)}`],
-    ["answers", answers],
+    ["answers (live callers)", answers],
     ["200s per minute", `${r.perMinute.toFixed(1)} (one worker at ${(r.jobMs / 1000).toFixed(1)} s per job can do ${r.capacityPerMinute.toFixed(1)})`],
     ["worker busy with 200s", `${(r.poolBusy * 100).toFixed(0)}% of the run`],
     ["latency of 200s p50 / p99", `${(r.p50Ms / 1000).toFixed(1)} s / ${(r.p99Ms / 1000).toFixed(1)} s`],
@@ -158,5 +185,6 @@ export function formatModelTable(r: ModelRunResult): string {
     ["met?", r.ok ? "yes: excess refused with Retry-After, no timeouts" : `NO${r.unexpected.length ? `: unexpected ${r.unexpected.join(", ")}` : ""}`],
   ];
   const w = Math.max(...rows.map(([k]) => k.length));
-  return rows.map(([k, v]) => `| ${k.padEnd(w)} | ${v} |`).join("\n");
+  const summary = rows.map(([k, v]) => `| ${k.padEnd(w)} | ${v} |`).join("\n");
+  return `${summary}\n\nPer class (${r.callers} live callers, ${r.testCallers} test callers; each waits Retry-After and sends again):\n\n${formatClassTable(r.classes)}`;
 }

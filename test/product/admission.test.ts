@@ -28,10 +28,11 @@ test("work that cannot finish before the deadline is refused with deadline_unrea
   // Free pool: 10 s of work fits in a 15 s deadline.
   const first = a.admit("a", c.now() + 15_000);
   assert.ok(first.ok);
-  // Second waits 10 s for the first, then needs 10 s: 20 s > 15 s.
+  // Second waits 10 s for the first, then needs 10 s: 20 s > 15 s. It misses by 5 s, so
+  // the same request (same time budget) sent 5 s later would fit: Retry-After 5.
   const second = a.admit("b", c.now() + 15_000);
   assert.equal(!second.ok && second.code, "deadline_unreachable");
-  assert.equal(!second.ok && second.retryAfter, 10);
+  assert.equal(!second.ok && second.retryAfter, 5);
   // With a longer deadline it fits.
   assert.ok(a.admit("b", c.now() + 25_000).ok);
 });
@@ -76,4 +77,63 @@ test("the warm-up time replaces the starting guess until real jobs report, so a 
   for (const t of answers) if (t.ok) t.ticket.done(5000);
   a.calibrate(60_000);
   assert.ok(a.stats().avgJobMs < 12_000);
+});
+
+test("live jobs take a free worker before test jobs; a test job that waited testMaxWaitMs goes next", async () => {
+  const c = clock();
+  const a = createAdmission({ poolSize: 1, keyQueueMax: 10, queueMax: 10, now: c.now, initialJobMs: 1000, testMaxWaitMs: 1500 });
+  const far = c.now() + 1e9;
+  const started: string[] = [];
+  const take = (k: string, kind: "live" | "test") => {
+    const r = a.admit(k, far, kind);
+    assert.ok(r.ok, k);
+    void r.ticket.start().then((turn) => turn.ok && started.push(k));
+    return r.ticket;
+  };
+  const first = take("l0", "live");
+  const t1 = take("t1", "test");
+  const l1 = take("l1", "live");
+  const l2 = take("l2", "live");
+  const flush = () => new Promise((r) => setImmediate(r));
+  await flush();
+  c.advance(1000);
+  first.done(1000); // t1 has waited 1 s: l1 goes
+  await flush();
+  c.advance(1000);
+  l1.done(1000); // t1 has waited 2 s ≥ 1.5 s: it goes before l2
+  await flush();
+  assert.deepEqual(started, ["l0", "l1", "t1"]);
+  t1.done(1000);
+  await flush();
+  assert.deepEqual(started, ["l0", "l1", "t1", "l2"]);
+  l2.done(1000);
+});
+
+test("a queued job whose deadline passes before a worker is free is not started", async () => {
+  const c = clock();
+  const a = createAdmission({ poolSize: 1, keyQueueMax: 10, queueMax: 10, now: c.now, initialJobMs: 1000 });
+  const running = a.admit("a", c.now() + 1e9);
+  const late = a.admit("b", c.now() + 2500);
+  assert.ok(running.ok && late.ok);
+  c.advance(3000); // the running job overran; b's deadline has passed
+  running.ticket.done(3000);
+  const turn = await late.ticket.start();
+  assert.equal(!turn.ok && turn.code, "deadline_unreachable");
+  assert.equal(a.stats().inFlight, 0);
+});
+
+test("the forecast behind deadline_unreachable counts the jobs ahead of the caller's class", () => {
+  const c = clock();
+  const a = createAdmission({ poolSize: 2, keyQueueMax: 10, queueMax: 10, now: c.now, initialJobMs: 1000 });
+  const far = c.now() + 1e9;
+  for (const k of ["t1", "t2", "t3", "t4"]) assert.ok(a.admit(k, far, "test").ok);
+  // Two test jobs run (end at 1 s), two wait. A live call goes before the waiting test
+  // jobs: it starts at 1 s and ends at 2 s, so a 2 s budget is enough…
+  assert.ok(a.admit("live", c.now() + 2000, "live").ok);
+  // …while a test call comes after the live one and both queued test jobs (live and t3
+  // at 1–2 s, t4 and t5 at 2–3 s): it ends at 3 s and misses a 2.5 s budget by 0.5 s.
+  const t5 = a.admit("t5", c.now() + 2500, "test");
+  assert.equal(!t5.ok && t5.code, "deadline_unreachable");
+  assert.equal(!t5.ok && t5.retryAfter, 1);
+  assert.ok(a.admit("t5", c.now() + 3000, "test").ok);
 });
