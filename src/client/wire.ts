@@ -29,6 +29,8 @@ export interface RemoveResult {
   /** Test keys: always "preview", and the free calls left this month. */
   testSize?: string;
   testRemaining?: number;
+  /** A replay of an earlier call with the same Idempotency-Key: chargedKrw is 0, the first call was charged. */
+  replayed?: boolean;
 }
 
 /**
@@ -73,6 +75,7 @@ export function resultOf(res: Response, bytes: Uint8Array): RemoveResult {
   if (balance !== undefined) out.balanceKrw = balance;
   if (testSize !== null) out.testSize = testSize;
   if (testRemaining !== undefined) out.testRemaining = testRemaining;
+  if (res.headers.get(H.replayed) === "true") out.replayed = true;
   return out;
 }
 

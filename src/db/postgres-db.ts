@@ -24,8 +24,34 @@ export class DbUnavailableError extends Error {
   }
 }
 
-// pg's messages for a connection that is gone or never came; they have no `.code`.
-const CONNECTION_LOST = /connection terminated|connection error|not queryable|timeout exceeded when trying to connect|client was closed|cannot use a pool after calling end/i;
+// pg's messages for a connection that is gone, never came, or stopped answering
+// (query_timeout); they have no `.code`.
+const CONNECTION_LOST =
+  /connection terminated|connection error|not queryable|timeout exceeded when trying to connect|timeout expired|query read timeout|client was closed|cannot use a pool after calling end/i;
+
+// A frozen (SIGSTOPped) or partitioned server accepts TCP connections (the kernel
+// does) and then never answers; without bounds every query would wait forever.
+// Three bounds, so a request gets 503 + Retry-After within seconds and the pool
+// recovers by itself when the server answers again (docs/RELIABILITY.md):
+/** Server side: a statement running longer is cancelled (57014) and its connection stays usable. */
+export const STATEMENT_TIMEOUT_MS = 5_000;
+/** Client side: no answer at all by then (the server is not running): the connection is dropped. Later than the server's own bound, which says more when the server is alive. */
+export const QUERY_TIMEOUT_MS = 6_000;
+/** A new connection's handshake. Separate from the wait for a free pooled connection (below). */
+export const CONNECT_TIMEOUT_MS = 5_000;
+/** The wait for a free pooled connection (and pg-pool's own connect bound). */
+export const POOL_WAIT_TIMEOUT_MS = 30_000;
+
+/**
+ * pg.Client with its own connect bound: pg-pool hands its options to each client, and
+ * its connectionTimeoutMillis must stay long because it also bounds the wait for a
+ * free connection, which under a burst is legitimately seconds (RELIABILITY.md, faults 2).
+ */
+class BoundedClient extends pg.Client {
+  constructor(config?: pg.ClientConfig) {
+    super({ ...config, connectionTimeoutMillis: CONNECT_TIMEOUT_MS });
+  }
+}
 
 function storeError(err: unknown): unknown {
   if (!(err instanceof Error)) return err;
@@ -62,16 +88,33 @@ export function openPostgres(url: string, max = 10, o: PostgresOptions = {}): Db
     // UTC sessions keep timestamptz text unambiguous for the parser above.
     options: "-c TimeZone=UTC",
     application_name: "pixeldrop",
-    // Bounds both a new connection that hangs (a frozen server) and the wait for a free
-    // pooled one, which under a burst of hundreds of requests on 10 connections is
-    // legitimately seconds long: 30 s, postgres.js's connect timeout, not less. (A
-    // stopped server refuses at once anyway.)
-    connectionTimeoutMillis: 30_000,
+    // The wait for a free pooled connection, which under a burst of hundreds of requests
+    // on 10 connections is legitimately seconds long: 30 s, not less. A new
+    // connection's handshake has its own shorter bound (BoundedClient).
+    connectionTimeoutMillis: POOL_WAIT_TIMEOUT_MS,
+    Client: BoundedClient,
+    statement_timeout: STATEMENT_TIMEOUT_MS,
+    query_timeout: QUERY_TIMEOUT_MS,
+    // A partitioned server is noticed by TCP keepalive even on an idle connection.
+    keepAlive: true,
+    keepAliveInitialDelayMillis: 10_000,
   });
   // Without a listener an idle connection's error (server restarted) would crash the process.
   pool.on("error", (err) => o.onError?.(err));
+  // Every client carries an 'error' listener for its whole life, attached when it
+  // connects and before any caller gets it. pg-pool removes its own idle listener
+  // before `pool.connect()` resolves, so a listener added by the caller after the
+  // await comes too late for a fatal error arriving with the ready message (57P01 from
+  // pg_terminate_backend or a restart): with no listener it would crash the process.
+  // The statement that was running is rejected anyway; the event needs only a listener.
+  pool.on("connect", (client) => {
+    client.on("error", ignoreClientError);
+  });
   return wrapPool(pool);
 }
+
+/** The listener every pooled client carries (see openPostgres). */
+function ignoreClientError(): void {}
 
 /** One statement on a pool or a checked-out client; driver errors become store errors. */
 async function rowsOf<T>(on: pg.Pool | pg.PoolClient, text: string, params: unknown[] = []): Promise<T[]> {
@@ -94,10 +137,6 @@ function wrapPool(pool: pg.Pool): Db {
       } catch (err) {
         throw storeError(err);
       }
-      // A checked-out client reports a dropped connection as an 'error' event too; the
-      // running statement is rejected anyway, so the event only needs a listener.
-      const ignore = () => {};
-      client.on("error", ignore);
       let broken: Error | undefined;
       try {
         await client.query("BEGIN");
@@ -111,7 +150,6 @@ function wrapPool(pool: pg.Pool): Db {
         });
         throw storeError(err);
       } finally {
-        client.off("error", ignore);
         client.release(broken);
       }
     },

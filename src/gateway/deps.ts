@@ -29,6 +29,8 @@ export interface GatewayDeps {
   /** The peer address as the runtime sees it, when known. */
   remoteAddress: (req: Request, env: unknown) => string | undefined;
   log: (event: Record<string, unknown>) => void;
+  /** Takes over a hold whose capture outcome is still unknown at the deadline (src/billing/reconciler.ts). */
+  reconcile: (requestId: string, amountKrw: number) => void;
   /** Where stage times and money events are reported (the metrics); absent in most tests. */
   observe?: GatewayObserver;
 }

@@ -3,6 +3,7 @@
 // what the gateway touches.
 import type { Failure } from "../http/api-error.ts";
 import type { RequestLogRow } from "../billing/request-log.ts";
+import type { IdempotencyPort } from "./idempotency.ts";
 
 export interface KeyContext {
   keyId: string;
@@ -35,4 +36,6 @@ export interface GatewayPorts {
   refundTestCall(q: { orgId: string; period: string }): Promise<void>;
   testCallsRemaining(q: { orgId: string; lifetime: boolean }): Promise<number>;
   logRequest(row: RequestLogRow): Promise<void>;
+  /** Idempotency-Key claims (src/gateway/idempotency.ts). */
+  idempotency: IdempotencyPort;
 }

@@ -1,6 +1,7 @@
 // Adapts the keys, billing and accounts services to the narrow GatewayPorts shape.
 import type { Accounts } from "../accounts/index.ts";
 import type { Billing, RequestLog, TestQuota } from "../billing/index.ts";
+import type { IdempotencyPort } from "../gateway/idempotency.ts";
 import type { GatewayPorts } from "../gateway/ports.ts";
 import type { KeyService } from "../keys/index.ts";
 
@@ -10,6 +11,7 @@ export function gatewayPorts(s: {
   accounts: Accounts;
   testQuota: TestQuota;
   requestLog: RequestLog;
+  idempotency: IdempotencyPort;
 }): GatewayPorts {
   return {
     async lookupKey(text) {
@@ -48,5 +50,6 @@ export function gatewayPorts(s: {
     refundTestCall: (q) => s.testQuota.refundTestCall(q),
     testCallsRemaining: (q) => s.testQuota.testCallsRemaining(q),
     logRequest: (row) => s.requestLog.logRequest(row),
+    idempotency: s.idempotency,
   };
 }
