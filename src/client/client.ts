@@ -22,6 +22,11 @@ export const DEFAULT_TIMEOUT_MS = 150_000;
 export const DEFAULT_MAX_RESENDS = 2;
 /** Wait before a resend when the answer carries no Retry-After (spec §7 Retry 2, 7). */
 export const DEFAULT_RETRY_AFTER_S = 10;
+/**
+ * Wait before sending again a keyed call whose 200 broke off: not a rejection (the work
+ * is done and the replay only repeats it), so not the 10 s of item 7; a short pause.
+ */
+export const BROKEN_ANSWER_RESEND_S = 1;
 
 export interface ClientOptions {
   /** A pd_live_ or pd_test_ key. Keep it on a server: never ship it in browser code. */
@@ -91,7 +96,8 @@ export function createClient(o: ClientOptions): PixeldropClient {
               ? outcome.status === 0 || (keyed && outcome.status === 200)
               : outcome.kind === "response" && (isResendable(outcome.status, outcome.code) || (keyed && isKeyInUse(outcome.status, outcome.code)));
           if (!resendable || attempts > maxResends) throw outcome;
-          const waitMs = (outcome.retryAfter ?? DEFAULT_RETRY_AFTER_S) * 1000;
+          const brokenAnswer = outcome.kind === "network" && outcome.status === 200;
+          const waitMs = (outcome.retryAfter ?? (brokenAnswer ? BROKEN_ANSWER_RESEND_S : DEFAULT_RETRY_AFTER_S)) * 1000;
           if (now() + waitMs >= deadlineAt) throw outcome;
           try {
             await sleep(waitMs, deadline.signal);

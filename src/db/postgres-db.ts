@@ -78,6 +78,8 @@ const types = {
 export interface PostgresOptions {
   /** Errors of idle pooled connections (the server went away); the pool drops them itself. */
   onError?: (err: Error) => void;
+  /** application_name of the connections (default "pixeldrop"); a test tells its own apart by it. */
+  applicationName?: string;
 }
 
 export function openPostgres(url: string, max = 10, o: PostgresOptions = {}): Db {
@@ -87,7 +89,7 @@ export function openPostgres(url: string, max = 10, o: PostgresOptions = {}): Db
     types,
     // UTC sessions keep timestamptz text unambiguous for the parser above.
     options: "-c TimeZone=UTC",
-    application_name: "pixeldrop",
+    application_name: o.applicationName ?? "pixeldrop",
     // The wait for a free pooled connection, which under a burst of hundreds of requests
     // on 10 connections is legitimately seconds long: 30 s, not less. A new
     // connection's handshake has its own shorter bound (BoundedClient).
