@@ -17,8 +17,8 @@ export interface ReconcilerDeps {
 }
 
 export interface Reconciler {
-  /** Hands over a hold whose capture outcome is unknown. */
-  add(requestId: string, amountKrw: number): void;
+  /** Hands over a hold whose capture outcome is unknown; `afterCapture` runs once it is captured (e.g. its log row). */
+  add(requestId: string, amountKrw: number, afterCapture?: () => Promise<void>): void;
   /** One round over every pending hold; resolves with how many are still pending. */
   runOnce(): Promise<number>;
   pending(): number;
@@ -30,7 +30,7 @@ export const RECONCILE_INTERVAL_MS = 1_000;
 
 export function createReconciler(d: ReconcilerDeps): Reconciler {
   const intervalMs = d.intervalMs ?? RECONCILE_INTERVAL_MS;
-  const pending = new Map<string, number>();
+  const pending = new Map<string, { amountKrw: number; afterCapture?: () => Promise<void> }>();
   let timer: ReturnType<typeof setTimeout> | undefined;
   let running: Promise<number> | undefined;
   let closed = false;
@@ -46,11 +46,14 @@ export function createReconciler(d: ReconcilerDeps): Reconciler {
   }
 
   async function round(): Promise<number> {
-    for (const [requestId, amountKrw] of [...pending]) {
+    for (const [requestId, { amountKrw, afterCapture }] of [...pending]) {
       try {
         await d.capture(requestId, amountKrw);
         pending.delete(requestId);
         d.log({ level: "warn", msg: "reconciled capture", requestId, amountKrw });
+        await afterCapture?.().catch((err: unknown) =>
+          d.log({ level: "error", msg: "after reconciled capture failed", requestId, err: err instanceof Error ? err.message : String(err) }),
+        );
       } catch (err) {
         if (isStoreUnavailable(err)) continue; // still away: next round
         // Refused (e.g. the sweeper released it after a very long outage): the call stays free.
@@ -70,8 +73,8 @@ export function createReconciler(d: ReconcilerDeps): Reconciler {
   }
 
   return {
-    add(requestId, amountKrw) {
-      pending.set(requestId, amountKrw);
+    add(requestId, amountKrw, afterCapture) {
+      pending.set(requestId, { amountKrw, afterCapture });
       schedule();
     },
     runOnce,

@@ -30,7 +30,7 @@ export interface GatewayDeps {
   remoteAddress: (req: Request, env: unknown) => string | undefined;
   log: (event: Record<string, unknown>) => void;
   /** Takes over a hold whose capture outcome is still unknown at the deadline (src/billing/reconciler.ts). */
-  reconcile: (requestId: string, amountKrw: number) => void;
+  reconcile: (requestId: string, amountKrw: number, afterCapture?: () => Promise<void>) => void;
   /** Where stage times and money events are reported (the metrics); absent in most tests. */
   observe?: GatewayObserver;
 }

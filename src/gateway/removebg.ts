@@ -21,6 +21,7 @@ import { failureResponse, successResponse, wantsJson } from "./reply.ts";
 import { callProduct } from "./upstream.ts";
 import { captureSettled } from "./capture.ts";
 import { claimIdempotency, REPLAYED_HEADER } from "./idempotency.ts";
+import { writeLogRow } from "./log-write.ts";
 
 const TEST_PER_MINUTE = 10;
 /** An Idempotency-Key stays claimed by its request this long past the request's deadline. */
@@ -68,7 +69,7 @@ export function registerRemoveBg(app: Hono<AppEnv>, deps: GatewayDeps, guard: In
     }
     if (ctx.testQuota && !ctx.succeeded) await stampTestRemaining(res, ctx.testQuota, deps);
     ctx.row.status = res.status;
-    await deps.ports.logRequest(ctx.row).catch((err: unknown) =>
+    await writeLogRow(deps.ports.logRequest, ctx.row, deps.sleep).catch((err: unknown) =>
       deps.log({ level: "error", msg: "request log write failed", requestId, err: err instanceof Error ? err.message : String(err) }),
     );
     return res;
@@ -196,7 +197,8 @@ async function handle(req: Request, env: unknown, ctx: Ctx, deps: GatewayDeps, g
       // The work is done and may be charged: delivered, and the hold left to the
       // reconciler (the balance after it is unknown, so that header is left out).
       deps.log({ level: "error", msg: "capture outcome unknown at the deadline; reconciler takes the hold", requestId: ctx.requestId, amountKrw: price, err: String(charge.lastError) });
-      deps.reconcile(ctx.requestId, price);
+      // Its log row is written again after that capture: the one written now may be lost too.
+      deps.reconcile(ctx.requestId, price, () => deps.ports.logRequest(ctx.row));
     }
   }
   ctx.succeeded = true;

@@ -108,7 +108,7 @@ export function buildApp(s: Services, o: AppOptions): BuiltApp {
       sleep: o.sleep ?? ((ms) => new Promise((r) => setTimeout(r, ms))),
       remoteAddress: o.remoteAddress ?? (() => undefined),
       log: o.log,
-      reconcile: (requestId, amountKrw) => s.reconciler.add(requestId, amountKrw),
+      reconcile: (requestId, amountKrw, afterCapture) => s.reconciler.add(requestId, amountKrw, afterCapture),
       observe: gatewayObserver(s.metrics),
     }),
   );

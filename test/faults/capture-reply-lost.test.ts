@@ -9,6 +9,7 @@
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { DbUnavailableError } from "../../src/db/postgres-db.ts";
+import { CHARGED_ROW_WAITS_MS } from "../../src/gateway/log-write.ts";
 import { assertLogMatchesLedger, assertSettled } from "../support/money-checks.ts";
 import { capturesOf, expectError, gatewayHarness, recordingSleep, TINY_PNG, type GatewayHarness } from "../gateway/helpers.ts";
 
@@ -27,8 +28,9 @@ describe("faults: the capture's reply is lost", { timeout: 120_000 }, () => {
    * A gateway whose capture runs `script[i]` on its i-th call ("commit-then-lose", "lose",
    * "ok"); with `downUntil`, every call before that test-clock time is lost too.
    */
-  function variantWith(script: ("commit-then-lose" | "lose" | "ok")[], downUntil = 0) {
+  function variantWith(script: ("commit-then-lose" | "lose" | "ok")[], downUntil = 0, log: { lose: number } = { lose: 0 }) {
     const billing = g.h.services.billing;
+    const requestLog = g.h.services.requestLog;
     const sleep = recordingSleep(g.clock);
     let n = 0;
     const v = g.variant({
@@ -42,6 +44,14 @@ describe("faults: the capture's reply is lost", { timeout: 120_000 }, () => {
             const r = await billing.capture(requestId, amountKrw);
             if (step === "commit-then-lose") throw lost();
             return r;
+          },
+        },
+        // The request log is on the same store: its next `log.lose` writes are lost.
+        requestLog: {
+          ...requestLog,
+          logRequest: async (row) => {
+            if (log.lose > 0 && log.lose--) throw lost();
+            return requestLog.logRequest(row);
           },
         },
       },
@@ -93,9 +103,21 @@ describe("faults: the capture's reply is lost", { timeout: 120_000 }, () => {
     await assertLogMatchesLedger(g.h.services.db, c.orgId);
   });
 
+  test("the log write of a charged call is lost right after the capture: asked again, the row is stored", async () => {
+    const c = await g.h.customer({ creditKrw: CREDIT });
+    const { v, sleep } = variantWith(["ok"], 0, { lose: 2 });
+    const res = await v.removebg(c.liveKey, { image_file: TINY_PNG, size: "preview" });
+    assert.equal(res.status, 200);
+    await res.arrayBuffer();
+    assert.deepEqual(sleep.waits, [250, 500]);
+    await assertLogMatchesLedger(g.h.services.db, c.orgId);
+  });
+
   test("the store stays away past the deadline: the image is delivered, the reconciler captures once it is back", async () => {
     const c = await g.h.customer({ creditKrw: CREDIT });
-    const { v, sleep } = variantWith(["lose"]);
+    // Every log write while the store is away is lost too; the reconciler writes the row again.
+    const log = { lose: 100 };
+    const { v, sleep } = variantWith(["lose"], 0, log);
     const deadlineMs = g.h.services.config.DEADLINE_MS;
     const started = g.clock.now();
     const res = await v.removebg(c.liveKey, { image_file: TINY_PNG, size: "preview" });
@@ -103,12 +125,17 @@ describe("faults: the capture's reply is lost", { timeout: 120_000 }, () => {
     assert.ok((await res.arrayBuffer()).byteLength > 8, "the image is delivered");
     assert.equal(res.headers.get("x-pd-charged-krw"), String(PRICE), "what the reconciler will charge");
     assert.equal(res.headers.get("x-pd-balance-krw"), null, "the balance after it is not known yet");
-    assert.ok(g.clock.now() - started < deadlineMs, "no wait ran past the deadline");
+    // The capture's waits, then the charged log row's (lost while the store is away).
+    const logWaits = sleep.waits.slice(-CHARGED_ROW_WAITS_MS.length);
+    assert.deepEqual(logWaits, [...CHARGED_ROW_WAITS_MS]);
+    const captureWaited = sleep.waits.slice(0, -CHARGED_ROW_WAITS_MS.length).reduce((a, b) => a + b, 0);
+    assert.ok(captureWaited < deadlineMs && g.clock.now() - started >= captureWaited, "no capture wait ran past the deadline");
     assert.ok(sleep.waits.length > 10);
     const requestId = res.headers.get("x-pd-request-id")!;
     assert.deepEqual(await capturesOf(g.h, requestId), [], "not captured yet");
     assert.equal(g.h.services.reconciler.pending(), 1);
     // The store is back (the reconciler uses the real capture): one round settles it.
+    log.lose = 0;
     assert.equal(await g.h.services.reconciler.runOnce(), 0);
     assert.deepEqual(await capturesOf(g.h, requestId), [PRICE], "captured once");
     assert.equal(await g.h.services.reconciler.runOnce(), 0);
