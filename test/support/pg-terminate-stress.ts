@@ -46,21 +46,28 @@ async function loop(): Promise<void> {
 }
 
 async function killer(): Promise<void> {
-  const admin = new pg.Client({ connectionString: url, application_name: `${APP}-killer` });
-  admin.on("error", () => {});
-  await admin.connect();
-  try {
-    while (Date.now() < until) {
-      await sleep(10 + Math.random() * 90);
+  // Its own connection, opened again after a server restart (the long version restarts it).
+  let admin: pg.Client | undefined;
+  while (Date.now() < until) {
+    await sleep(10 + Math.random() * 90);
+    try {
+      if (!admin) {
+        const c = new pg.Client({ connectionString: url, application_name: `${APP}-killer`, connectionTimeoutMillis: 2000 });
+        c.on("error", () => {});
+        await c.connect();
+        admin = c;
+      }
       const rows = await admin.query(
         "SELECT pg_terminate_backend(pid) AS t FROM pg_stat_activity WHERE application_name = $1 ORDER BY random() LIMIT $2",
         [APP, 1 + Math.floor(Math.random() * 4)],
       );
       terminated += rows.rows.filter((r) => r.t).length;
+    } catch {
+      await admin?.end().catch(() => {});
+      admin = undefined; // the server is restarting: connect again on the next round
     }
-  } finally {
-    await admin.end().catch(() => {});
   }
+  await admin?.end().catch(() => {});
 }
 
 await Promise.all([killer(), ...Array.from({ length: LOOPS }, loop)]);
