@@ -187,15 +187,15 @@ async function handle(req: Request, env: unknown, ctx: Ctx, deps: GatewayDeps, g
       deps.log({ level: "error", msg: "capture failed", requestId: ctx.requestId, err: err instanceof Error ? err.message : String(err) });
       return reject(fail("service_unavailable", "Billing is temporarily unavailable; nothing was charged", 5));
     }
-    ctx.row.chargedKrw = price;
-    ctx.headers[H.chargedKrw] = String(price);
     if (charge.known) {
       ctx.row.chargedKrw = charge.charge.chargedKrw;
       ctx.headers[H.chargedKrw] = String(charge.charge.chargedKrw);
       ctx.headers[H.balanceKrw] = String(charge.charge.balanceKrw);
     } else {
-      // The work is done and may be charged: delivered, and the hold left to the
-      // reconciler (the balance after it is unknown, so that header is left out).
+      // The work is done and may be charged: delivered with the price the reconciler
+      // will capture (the balance after it is unknown, so that header is left out).
+      ctx.row.chargedKrw = price;
+      ctx.headers[H.chargedKrw] = String(price);
       deps.log({ level: "error", msg: "capture outcome unknown at the deadline; reconciler takes the hold", requestId: ctx.requestId, amountKrw: price, err: String(charge.lastError) });
       // Its log row is written again after that capture: the one written now may be lost too.
       deps.reconcile(ctx.requestId, price, () => deps.ports.logRequest(ctx.row));
