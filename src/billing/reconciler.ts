@@ -48,12 +48,11 @@ export function createReconciler(d: ReconcilerDeps): Reconciler {
   async function round(): Promise<number> {
     for (const [requestId, { amountKrw, afterCapture }] of [...pending]) {
       try {
+        // Asked again each round until the step after it is done too (a capture is idempotent).
         await d.capture(requestId, amountKrw);
+        await afterCapture?.();
         pending.delete(requestId);
         d.log({ level: "warn", msg: "reconciled capture", requestId, amountKrw });
-        await afterCapture?.().catch((err: unknown) =>
-          d.log({ level: "error", msg: "after reconciled capture failed", requestId, err: err instanceof Error ? err.message : String(err) }),
-        );
       } catch (err) {
         if (isStoreUnavailable(err)) continue; // still away: next round
         // Refused (e.g. the sweeper released it after a very long outage): the call stays free.

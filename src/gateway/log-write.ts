@@ -4,8 +4,12 @@
 // get one try, so an outage does not slow every refusal down.
 import { isStoreUnavailable } from "./store-errors.ts";
 
-/** Waits between tries of a charged call's row: ~3.5 s in all, once the capture has just worked. */
-export const CHARGED_ROW_WAITS_MS = [250, 500, 1000, 1000, 1000] as const;
+/**
+ * Waits between tries of a charged call's row (4 tries). Few: against a frozen store each
+ * try costs a query timeout, and a row still not written goes to the reconciler, which
+ * writes it once the store is back (removebg.ts).
+ */
+export const CHARGED_ROW_WAITS_MS = [250, 500, 1000] as const;
 
 export async function writeLogRow<R extends { chargedKrw: number }>(
   write: (row: R) => Promise<void>,

@@ -69,9 +69,14 @@ export function registerRemoveBg(app: Hono<AppEnv>, deps: GatewayDeps, guard: In
     }
     if (ctx.testQuota && !ctx.succeeded) await stampTestRemaining(res, ctx.testQuota, deps);
     ctx.row.status = res.status;
-    await writeLogRow(deps.ports.logRequest, ctx.row, deps.sleep).catch((err: unknown) =>
-      deps.log({ level: "error", msg: "request log write failed", requestId, err: err instanceof Error ? err.message : String(err) }),
-    );
+    await writeLogRow(deps.ports.logRequest, ctx.row, deps.sleep).catch((err: unknown) => {
+      deps.log({ level: "error", msg: "request log write failed", requestId, err: err instanceof Error ? err.message : String(err) });
+      // A charged call's row is the customer's record of the charge: the reconciler writes
+      // it once the store is back (after asking for the capture again, which changes nothing).
+      if (ctx.succeeded && ctx.row.keyKind === "live" && ctx.row.chargedKrw > 0) {
+        deps.reconcile(requestId, ctx.row.chargedKrw, () => deps.ports.logRequest(ctx.row));
+      }
+    });
     return res;
   });
 }

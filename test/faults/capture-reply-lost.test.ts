@@ -113,6 +113,21 @@ describe("faults: the capture's reply is lost", { timeout: 120_000 }, () => {
     await assertLogMatchesLedger(g.h.services.db, c.orgId);
   });
 
+  test("the charged call's log row cannot be written at all: the reconciler writes it once the store is back, charged once", async () => {
+    const c = await g.h.customer({ creditKrw: CREDIT });
+    const log = { lose: 100 };
+    const { v } = variantWith(["ok"], 0, log);
+    const res = await v.removebg(c.liveKey, { image_file: TINY_PNG, size: "preview" });
+    assert.equal(res.status, 200);
+    await res.arrayBuffer();
+    assert.equal(g.h.services.reconciler.pending(), 1, "the row waits for the store");
+    log.lose = 0;
+    assert.equal(await g.h.services.reconciler.runOnce(), 0);
+    assert.deepEqual(await capturesOf(g.h, res.headers.get("x-pd-request-id")!), [PRICE], "asking again charged nothing more");
+    await assertSettled(g.h.services.db, c.orgId);
+    await assertLogMatchesLedger(g.h.services.db, c.orgId);
+  });
+
   test("the store stays away past the deadline: the image is delivered, the reconciler captures once it is back", async () => {
     const c = await g.h.customer({ creditKrw: CREDIT });
     // Every log write while the store is away is lost too; the reconciler writes the row again.
