@@ -1,4 +1,4 @@
-// Composition root: config → services → app → server, plus the hold sweeper and a
+// Composition root: config → services → app → server, plus the hold (and idempotency key) sweeper and a
 // graceful shutdown. Runs on Node (@hono/node-server) and Deno (Deno.serve).
 import { ConfigError, parseConfig, type Config } from "./config.ts";
 import { buildApp } from "./wiring/app.ts";
@@ -51,6 +51,10 @@ const sweeper = setInterval(() => {
       log({ level: "warn", msg: "released expired holds", count: n });
     },
     (err: unknown) => log({ level: "error", msg: "hold sweep failed", err: err instanceof Error ? err.message : String(err) }),
+  );
+  // Idempotency-Keys past their 24 hours (migrations/0004).
+  services.idempotency.purgeExpired().catch((err: unknown) =>
+    log({ level: "error", msg: "idempotency key purge failed", err: err instanceof Error ? err.message : String(err) }),
   );
 }, config.HOLD_SWEEP_INTERVAL_MS);
 sweeper.unref?.();

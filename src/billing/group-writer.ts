@@ -11,6 +11,12 @@ export interface GroupWriterOptions<T> {
   writeOne(item: T): Promise<void>;
   /** Most items per statement (keeps the statement's parameter count bounded). */
   maxBatch: number;
+  /**
+   * Failures that say nothing about the items (the store is away): the whole group is
+   * refused at once instead of item by item, which against a frozen store would cost
+   * one statement timeout per item while every later write waits in the queue.
+   */
+  isOutage?: (err: unknown) => boolean;
 }
 
 interface Waiting<T> {
@@ -34,8 +40,8 @@ export function createGroupWriter<T>(o: GroupWriterOptions<T>): (item: T) => Pro
           else await o.writeMany(group.map((w) => w.item));
           for (const w of group) w.resolve();
         } catch (err) {
-          if (group.length === 1) {
-            group[0]!.reject(err);
+          if (group.length === 1 || o.isOutage?.(err)) {
+            for (const w of group) w.reject(err);
             continue;
           }
           // Find out which ones fail, one at a time; the rest are still stored.

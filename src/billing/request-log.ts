@@ -3,6 +3,7 @@
 // the same request ID again overwrites the row, so the final state wins.
 import type { Db } from "../db/index.ts";
 import { createGroupWriter } from "./group-writer.ts";
+import { isStoreUnavailable } from "../gateway/store-errors.ts";
 import { kstDay } from "./kst.ts";
 
 export interface RequestLogRow {
@@ -113,6 +114,7 @@ export function createRequestLog({ db, now }: { db: Db; now: () => number }) {
   // share a statement (group-writer.ts).
   const write = createGroupWriter<RequestLogRow>({
     maxBatch: MAX_ROWS_PER_WRITE,
+    isOutage: isStoreUnavailable,
     writeOne: async (row) => {
       await db.query(UPSERT_ONE, rowParams(row));
     },

@@ -4,6 +4,10 @@
 //     we aborted it), any 503, or a 429 with code key_queue_full — is sent again after
 //     Retry-After seconds (10 when absent), at most `maxResends` (2) times;
 //   - every other answer is final: 400, 401, 402, 403, 413, other 429s, 5xx but 503.
+// Every call carries an Idempotency-Key (a new UUID per removeBackground call, the same
+// on its resends), so two more cases are safe to send again: a 200 whose body broke
+// off (the service answers again and charges nothing more) and 409
+// idempotency_key_in_use (the first attempt is still running; after Retry-After).
 // `timeoutMs` (150 s, the spec's minimum) bounds the whole call, resends and waits
 // included, so a caller knows the longest it can take. A wait that would end after
 // that point is not started: the last error is thrown at once, because the wait could
@@ -18,6 +22,11 @@ export const DEFAULT_TIMEOUT_MS = 150_000;
 export const DEFAULT_MAX_RESENDS = 2;
 /** Wait before a resend when the answer carries no Retry-After (spec §7 Retry 2, 7). */
 export const DEFAULT_RETRY_AFTER_S = 10;
+/**
+ * Wait before sending again a keyed call whose 200 broke off: not a rejection (the work
+ * is done and the replay only repeats it), so not the 10 s of item 7; a short pause.
+ */
+export const BROKEN_ANSWER_RESEND_S = 1;
 
 export interface ClientOptions {
   /** A pd_live_ or pd_test_ key. Keep it on a server: never ship it in browser code. */
@@ -37,6 +46,12 @@ export interface ClientOptions {
 
 export interface CallOptions extends RemoveOptions {
   signal?: AbortSignal;
+  /**
+   * Idempotency-Key for this call (1–255 printable ASCII characters); by default a new
+   * random UUID. Reuse one to retry a call whose answer was lost in your own code;
+   * `false` sends none (a broken answer is then not sent again).
+   */
+  idempotencyKey?: string | false;
 }
 
 export interface PixeldropClient {
@@ -67,15 +82,22 @@ export function createClient(o: ClientOptions): PixeldropClient {
     async removeBackground(file, options = {}) {
       const deadline = startDeadline(timeoutMs, options.signal);
       const deadlineAt = now() + timeoutMs;
+      const idempotencyKey = options.idempotencyKey === undefined ? crypto.randomUUID() : options.idempotencyKey;
+      const keyed = idempotencyKey !== false;
+      const headers: Record<string, string> = { "x-api-key": apiKey, ...(keyed ? { [H.idempotencyKey]: idempotencyKey } : {}) };
       try {
         const form = await encodeForm(file, options);
         for (let attempts = 1; ; attempts++) {
           if (deadline.firedBy) throw cutShort(deadline, attempts - 1);
-          const outcome = await attempt(send, url, apiKey, form, deadline, attempts, now);
+          const outcome = await attempt(send, url, headers, form, deadline, attempts, now);
           if (!(outcome instanceof PixeldropError)) return outcome;
-          const resendable = outcome.kind === "network" ? outcome.status === 0 : outcome.kind === "response" && isResendable(outcome.status, outcome.code);
+          const resendable =
+            outcome.kind === "network"
+              ? outcome.status === 0 || (keyed && outcome.status === 200)
+              : outcome.kind === "response" && (isResendable(outcome.status, outcome.code) || (keyed && isKeyInUse(outcome.status, outcome.code)));
           if (!resendable || attempts > maxResends) throw outcome;
-          const waitMs = (outcome.retryAfter ?? DEFAULT_RETRY_AFTER_S) * 1000;
+          const brokenAnswer = outcome.kind === "network" && outcome.status === 200;
+          const waitMs = (outcome.retryAfter ?? (brokenAnswer ? BROKEN_ANSWER_RESEND_S : DEFAULT_RETRY_AFTER_S)) * 1000;
           if (now() + waitMs >= deadlineAt) throw outcome;
           try {
             await sleep(waitMs, deadline.signal);
@@ -91,6 +113,11 @@ export function createClient(o: ClientOptions): PixeldropClient {
   };
 }
 
+/** The first call with this Idempotency-Key is still running: ask again after Retry-After. */
+function isKeyInUse(status: number, code: string): boolean {
+  return status === 409 && code === "idempotency_key_in_use";
+}
+
 /** One-off call without keeping a client. */
 export function removeBackground(file: ImageInput, options: CallOptions & ClientOptions): Promise<RemoveResult> {
   return createClient(options).removeBackground(file, options);
@@ -103,7 +130,7 @@ export function removeBackground(file: ImageInput, options: CallOptions & Client
 async function attempt(
   send: NonNullable<ClientOptions["fetch"]>,
   url: string,
-  apiKey: string,
+  headers: Record<string, string>,
   form: { body: Uint8Array<ArrayBuffer>; contentType: string },
   deadline: Deadline,
   attempts: number,
@@ -113,7 +140,7 @@ async function attempt(
   try {
     res = await send(url, {
       method: "POST",
-      headers: { "x-api-key": apiKey, "content-type": form.contentType },
+      headers: { ...headers, "content-type": form.contentType },
       body: form.body,
       signal: deadline.signal,
     });
@@ -131,7 +158,8 @@ async function attempt(
   } catch (err) {
     if (deadline.firedBy) throw cutShort(deadline, attempts, res.status, requestId);
     // The answer broke off while its body was read. After a 200 the image was already
-    // made (and charged), so this is final: status ≠ 0 marks it as not resendable.
+    // made (and charged): without an Idempotency-Key this is final (status ≠ 0); with
+    // one the resend is answered again and charged nothing more.
     return new PixeldropNetworkError({ status: res.status, title: "The connection broke while the answer was read", requestId, attempts, cause: err });
   }
 }

@@ -42,6 +42,8 @@ export interface RemoveResult {
    * KRW. reset is a Unix time in seconds.
    */
   rateLimit?: { limit: number; remaining: number; reset: number };
+  /** A replay of an earlier call with the same Idempotency-Key: chargedKrw is 0, the first call was charged. */
+  replayed?: boolean;
 }
 
 /**
@@ -94,6 +96,7 @@ export function resultOf(res: Response, bytes: Uint8Array): RemoveResult {
   if (model !== null) out.model = model;
   if (uncertainty !== undefined) out.uncertainty = uncertainty;
   if (limit !== undefined && remaining !== undefined && reset !== undefined) out.rateLimit = { limit, remaining, reset };
+  if (res.headers.get(H.replayed) === "true") out.replayed = true;
   return out;
 }
 

@@ -24,8 +24,34 @@ export class DbUnavailableError extends Error {
   }
 }
 
-// pg's messages for a connection that is gone or never came; they have no `.code`.
-const CONNECTION_LOST = /connection terminated|connection error|not queryable|timeout exceeded when trying to connect|client was closed|cannot use a pool after calling end/i;
+// pg's messages for a connection that is gone, never came, or stopped answering
+// (query_timeout); they have no `.code`.
+const CONNECTION_LOST =
+  /connection terminated|connection error|not queryable|timeout exceeded when trying to connect|timeout expired|query read timeout|client was closed|cannot use a pool after calling end/i;
+
+// A frozen (SIGSTOPped) or partitioned server accepts TCP connections (the kernel
+// does) and then never answers; without bounds every query would wait forever.
+// Three bounds, so a request gets 503 + Retry-After within seconds and the pool
+// recovers by itself when the server answers again (docs/RELIABILITY.md):
+/** Server side: a statement running longer is cancelled (57014) and its connection stays usable. */
+export const STATEMENT_TIMEOUT_MS = 5_000;
+/** Client side: no answer at all by then (the server is not running): the connection is dropped. Later than the server's own bound, which says more when the server is alive. */
+export const QUERY_TIMEOUT_MS = 6_000;
+/** A new connection's handshake. Separate from the wait for a free pooled connection (below). */
+export const CONNECT_TIMEOUT_MS = 5_000;
+/** The wait for a free pooled connection (and pg-pool's own connect bound). */
+export const POOL_WAIT_TIMEOUT_MS = 30_000;
+
+/**
+ * pg.Client with its own connect bound: pg-pool hands its options to each client, and
+ * its connectionTimeoutMillis must stay long because it also bounds the wait for a
+ * free connection, which under a burst is legitimately seconds (RELIABILITY.md, faults 2).
+ */
+class BoundedClient extends pg.Client {
+  constructor(config?: pg.ClientConfig) {
+    super({ ...config, connectionTimeoutMillis: CONNECT_TIMEOUT_MS });
+  }
+}
 
 function storeError(err: unknown): unknown {
   if (!(err instanceof Error)) return err;
@@ -52,6 +78,8 @@ const types = {
 export interface PostgresOptions {
   /** Errors of idle pooled connections (the server went away); the pool drops them itself. */
   onError?: (err: Error) => void;
+  /** application_name of the connections (default "pixeldrop"); a test tells its own apart by it. */
+  applicationName?: string;
 }
 
 export function openPostgres(url: string, max = 10, o: PostgresOptions = {}): Db {
@@ -61,47 +89,129 @@ export function openPostgres(url: string, max = 10, o: PostgresOptions = {}): Db
     types,
     // UTC sessions keep timestamptz text unambiguous for the parser above.
     options: "-c TimeZone=UTC",
-    application_name: "pixeldrop",
-    // Bounds both a new connection that hangs (a frozen server) and the wait for a free
-    // pooled one, which under a burst of hundreds of requests on 10 connections is
-    // legitimately seconds long: 30 s, postgres.js's connect timeout, not less. (A
-    // stopped server refuses at once anyway.)
-    connectionTimeoutMillis: 30_000,
+    application_name: o.applicationName ?? "pixeldrop",
+    // The wait for a free pooled connection, which under a burst of hundreds of requests
+    // on 10 connections is legitimately seconds long: 30 s, not less. A new
+    // connection's handshake has its own shorter bound (BoundedClient).
+    connectionTimeoutMillis: POOL_WAIT_TIMEOUT_MS,
+    Client: BoundedClient,
+    statement_timeout: STATEMENT_TIMEOUT_MS,
+    query_timeout: QUERY_TIMEOUT_MS,
+    // A partitioned server is noticed by TCP keepalive even on an idle connection.
+    keepAlive: true,
+    keepAliveInitialDelayMillis: 10_000,
   });
   // Without a listener an idle connection's error (server restarted) would crash the process.
   pool.on("error", (err) => o.onError?.(err));
+  // Every client carries an 'error' listener for its whole life, attached when it
+  // connects and before any caller gets it. pg-pool removes its own idle listener
+  // before `pool.connect()` resolves, so a listener added by the caller after the
+  // await comes too late for a fatal error arriving with the ready message (57P01 from
+  // pg_terminate_backend or a restart): with no listener it would crash the process.
+  // The statement that was running is rejected anyway; the event needs only a listener.
+  pool.on("connect", (client) => {
+    client.on("error", ignoreClientError);
+  });
   return wrapPool(pool);
 }
 
+/**
+ * After a statement or a new connection got no answer at all (the query or handshake
+ * bound fired), the server is taken as not answering: the calls still waiting (for a
+ * pooled connection or for their answer) fail at once, and new calls fail at once for
+ * this long. Against a frozen server each queued call would otherwise wait for a
+ * connection (up to POOL_WAIT_TIMEOUT_MS, ten handshake timeouts at a time) and then
+ * for its own timeout: measured 21–25 s for a burst of 40, instead of the bounds above.
+ * After the pause calls go through again, so the service finds out by itself when the
+ * server answers. A call cut short this way has an unknown outcome, like a timed-out
+ * one (captures are asked again, src/gateway/capture.ts).
+ */
+export const UNANSWERED_PAUSE_MS = 2_000;
+const UNANSWERED = /query read timeout|timeout expired|connection timeout/i;
+
+interface UnansweredGuard {
+  /** Throws while the pause runs. */
+  check(): void;
+  /** Starts the pause (and cuts the waiting calls) when `err` says the server did not answer. */
+  note(err: unknown): void;
+  /** `p`, or a store error as soon as a pause starts while it is pending. */
+  race<T>(p: Promise<T>): Promise<T>;
+}
+
+function unansweredGuard(): UnansweredGuard {
+  let until = 0;
+  const waiting = new Set<(err: Error) => void>();
+  const notAnswering = () => new DbUnavailableError("database unavailable: not answering (a statement or connection just timed out)");
+  const guard: UnansweredGuard = {
+    check() {
+      if (Date.now() < until) throw notAnswering();
+    },
+    note(err) {
+      const text = err instanceof Error ? `${err.message} ${(err.cause as Error | undefined)?.message ?? ""}` : "";
+      if (!UNANSWERED.test(text)) return;
+      until = Date.now() + UNANSWERED_PAUSE_MS;
+      for (const cut of [...waiting]) cut(notAnswering());
+    },
+    async race(p) {
+      let cut!: (err: Error) => void;
+      const cutShort = new Promise<never>((_, reject) => (cut = reject));
+      waiting.add(cut);
+      // The call goes on in the driver even when cut short; its own timeout, when it
+      // comes, still says the server is not answering (and cuts whoever waits then).
+      p.catch((err: unknown) => guard.note(err));
+      try {
+        return await Promise.race([p, cutShort]);
+      } finally {
+        waiting.delete(cut);
+      }
+    },
+  };
+  return guard;
+}
+
+/** The listener every pooled client carries (see openPostgres). */
+function ignoreClientError(): void {}
+
 /** One statement on a pool or a checked-out client; driver errors become store errors. */
-async function rowsOf<T>(on: pg.Pool | pg.PoolClient, text: string, params: unknown[] = []): Promise<T[]> {
+async function rowsOf<T>(on: pg.Pool | pg.PoolClient, guard: UnansweredGuard, text: string, params: unknown[] = []): Promise<T[]> {
+  guard.check();
   try {
-    return (await on.query(text, params)).rows as T[];
+    return (await guard.race(on.query(text, params))).rows as T[];
   } catch (err) {
+    guard.note(err);
     throw storeError(err);
   }
 }
 
 function wrapPool(pool: pg.Pool): Db {
   let closed = false;
+  const guard = unansweredGuard();
   return {
     kind: "postgres",
-    query: (text, params) => rowsOf(pool, text, params),
+    query: (text, params) => rowsOf(pool, guard, text, params),
     async transaction<T>(fn: (tx: Db) => Promise<T>): Promise<T> {
       let client: pg.PoolClient;
+      let cutOff = false;
+      guard.check();
       try {
-        client = await pool.connect();
+        const connecting = pool.connect();
+        // A client that arrives after the call was cut short goes straight back.
+        connecting.then(
+          (c) => {
+            if (cutOff) c.release();
+          },
+          () => {},
+        );
+        client = await guard.race(connecting);
       } catch (err) {
+        cutOff = true;
+        guard.note(err);
         throw storeError(err);
       }
-      // A checked-out client reports a dropped connection as an 'error' event too; the
-      // running statement is rejected anyway, so the event only needs a listener.
-      const ignore = () => {};
-      client.on("error", ignore);
       let broken: Error | undefined;
       try {
         await client.query("BEGIN");
-        const out = await fn(wrapClient(client));
+        const out = await fn(wrapClient(client, guard));
         await client.query("COMMIT");
         return out;
       } catch (err) {
@@ -111,7 +221,6 @@ function wrapPool(pool: pg.Pool): Db {
         });
         throw storeError(err);
       } finally {
-        client.off("error", ignore);
         client.release(broken);
       }
     },
@@ -132,10 +241,10 @@ function wrapPool(pool: pg.Pool): Db {
 }
 
 /** The Db seen inside a transaction: every statement on its one client. */
-function wrapClient(client: pg.PoolClient): Db {
+function wrapClient(client: pg.PoolClient, guard: UnansweredGuard): Db {
   const db: Db = {
     kind: "postgres",
-    query: (text, params) => rowsOf(client, text, params),
+    query: (text, params) => rowsOf(client, guard, text, params),
     transaction: (fn) => fn(db),
     async exec(script: string): Promise<void> {
       try {

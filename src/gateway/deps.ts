@@ -31,6 +31,8 @@ export interface GatewayDeps {
   /** The peer address as the runtime sees it, when known. */
   remoteAddress: (req: Request, env: unknown) => string | undefined;
   log: (event: Record<string, unknown>) => void;
+  /** Takes over a hold whose capture outcome is still unknown at the deadline (src/billing/reconciler.ts). */
+  reconcile: (requestId: string, amountKrw: number, afterCapture?: () => Promise<void>) => void;
   /** Where stage times and money events are reported (the metrics); absent in most tests. */
   observe?: GatewayObserver;
   /** How often a job ends in the in-process product (ms), when there is one: the first Retry-After of a full cap. */

@@ -3,6 +3,7 @@
 // what the gateway touches.
 import type { Failure } from "../http/api-error.ts";
 import type { RequestLogRow } from "../billing/request-log.ts";
+import type { IdempotencyPort } from "./idempotency.ts";
 
 export interface KeyContext {
   keyId: string;
@@ -37,4 +38,6 @@ export interface GatewayPorts {
   /** The tightest spending limit left for a live key (X-RateLimit-* headers); undefined if the app is gone. */
   spendAllowance(q: { orgId: string; appId: string }): Promise<{ limitKrw: number; remainingKrw: number; resetAt: number } | undefined>;
   logRequest(row: RequestLogRow): Promise<void>;
+  /** Idempotency-Key claims (src/gateway/idempotency.ts). */
+  idempotency: IdempotencyPort;
 }

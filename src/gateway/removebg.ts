@@ -21,9 +21,14 @@ import type { GatewayDeps, GatewayObserver } from "./deps.ts";
 import type { KeyContext, RequestLogRow } from "./ports.ts";
 import { failureResponse, successResponse, wantsJson } from "./reply.ts";
 import { callProduct } from "./upstream.ts";
-import { CAPTURE_RETRY_WAIT_MS, CAPTURE_TRIES, captureSettled } from "./capture.ts";
+import { captureSettled } from "./capture.ts";
 import { rateLimitHeaders, TEST_PER_MINUTE, TEST_WINDOW_MS, testMinuteKey } from "./rate-headers.ts";
 import { takePermits } from "./capacity.ts";
+import { claimIdempotency, REPLAYED_HEADER } from "./idempotency.ts";
+import { writeLogRow } from "./log-write.ts";
+
+/** An Idempotency-Key stays claimed by its request this long past the request's deadline. */
+const IDEMPOTENCY_LEASE_MARGIN_MS = 10_000;
 
 interface Ctx {
   requestId: string;
@@ -72,9 +77,14 @@ export function registerRemoveBg(app: Hono<AppEnv>, deps: GatewayDeps, guard: In
     if (ctx.testQuota && !ctx.succeeded) await stampTestRemaining(res, ctx.testQuota, deps);
     if (ctx.key) await stampRateLimit(res, ctx.key, deps);
     ctx.row.status = res.status;
-    await deps.ports.logRequest(ctx.row).catch((err: unknown) =>
-      deps.log({ level: "error", msg: "request log write failed", requestId, err: err instanceof Error ? err.message : String(err) }),
-    );
+    await writeLogRow(deps.ports.logRequest, ctx.row, deps.sleep).catch((err: unknown) => {
+      deps.log({ level: "error", msg: "request log write failed", requestId, err: err instanceof Error ? err.message : String(err) });
+      // A charged call's row is the customer's record of the charge: the reconciler writes
+      // it once the store is back (after asking for the capture again, which changes nothing).
+      if (ctx.succeeded && ctx.row.keyKind === "live" && ctx.row.chargedKrw > 0) {
+        deps.reconcile(requestId, ctx.row.chargedKrw, () => deps.ports.logRequest(ctx.row));
+      }
+    });
     return res;
   });
 }
@@ -142,7 +152,17 @@ async function handle(req: Request, env: unknown, ctx: Ctx, deps: GatewayDeps, g
   const size: Size | undefined = key.kind === "test" ? "preview" : params.size;
   ctx.row.tier = isPreviewSize(size) ? "preview" : "full";
 
-  const taken = key.kind === "test" ? await timed(deps, "limits", () => takeTestAllowance(key, ctx, deps, holds)) : await takeLiveAllowance(key, size, ctx, deps, holds);
+  // Idempotency-Key: a replay of a request that succeeded runs the model again and charges nothing.
+  const leaseMs = deps.settings.deadlineMs + IDEMPOTENCY_LEASE_MARGIN_MS;
+  const claim = await claimIdempotency(req, { appId: key.appId, kind: key.kind, form: form.form, leaseMs }, ctx, deps.ports.idempotency, deps.log);
+  if (!claim.ok) return reject(claim);
+  const replay = claim.replay;
+  if (replay) ctx.headers[REPLAYED_HEADER] = "true";
+
+  const taken =
+    key.kind === "test"
+      ? await timed(deps, "limits", () => takeTestAllowance(key, ctx, deps, holds, replay))
+      : await takeLiveAllowance(key, size, ctx, deps, holds, replay);
   if (!taken.ok) return reject(taken);
 
   const outcome = await timed(deps, "product", () => callProduct(
@@ -177,24 +197,37 @@ async function handle(req: Request, env: unknown, ctx: Ctx, deps: GatewayDeps, g
   if (!outcome.ok) return reject(outcome);
   ctx.row.processingMs = outcome.image.processingMs;
 
-  if (key.kind === "live") {
+  if (key.kind === "live" && replay) {
+    await stampReplayBalance(key.orgId, ctx, deps);
+  } else if (key.kind === "live") {
     const reserved = reserveAmountForSize(size);
     const price = Math.min(reserved, priceForPixels(outcome.image.width * outcome.image.height));
     let charge;
     try {
-      // Asked again while the store drops connections: a lost reply may hide a charge that stands.
-      const retry = { tries: CAPTURE_TRIES, waitMs: CAPTURE_RETRY_WAIT_MS, sleep: deps.sleep };
+      // Asked again while the store is away, up to the deadline: a lost reply may hide a charge that stands.
+      const retry = { deadlineAt: ctx.receivedAt + deps.settings.deadlineMs, now: deps.now, sleep: deps.sleep };
       charge = await timed(deps, "capture", () => captureSettled(deps.ports.capture, ctx.requestId, price, retry));
     } catch (err) {
-      // No money taken without a delivered result: the hold is released by the undo step.
+      // Refused, so certainly not charged: the hold is released by the undo step.
       deps.log({ level: "error", msg: "capture failed", requestId: ctx.requestId, err: err instanceof Error ? err.message : String(err) });
       return reject(fail("service_unavailable", "Billing is temporarily unavailable; nothing was charged", 5));
     }
-    ctx.row.chargedKrw = charge.chargedKrw;
-    ctx.headers[H.chargedKrw] = String(charge.chargedKrw);
-    ctx.headers[H.balanceKrw] = String(charge.balanceKrw);
+    if (charge.known) {
+      ctx.row.chargedKrw = charge.charge.chargedKrw;
+      ctx.headers[H.chargedKrw] = String(charge.charge.chargedKrw);
+      ctx.headers[H.balanceKrw] = String(charge.charge.balanceKrw);
+    } else {
+      // The work is done and may be charged: delivered with the price the reconciler
+      // will capture (the balance after it is unknown, so that header is left out).
+      ctx.row.chargedKrw = price;
+      ctx.headers[H.chargedKrw] = String(price);
+      deps.log({ level: "error", msg: "capture outcome unknown at the deadline; reconciler takes the hold", requestId: ctx.requestId, amountKrw: price, err: String(charge.lastError) });
+      // Its log row is written again after that capture: the one written now may be lost too.
+      deps.reconcile(ctx.requestId, price, () => deps.ports.logRequest(ctx.row));
+    }
   }
   ctx.succeeded = true;
+  await claim.complete();
   deps.observe?.charged(key.kind, key.kind === "live" ? ctx.row.chargedKrw : 0);
   return successResponse(ctx.requestId, outcome.image, ctx.headers, wantsJson(req.headers.get("accept")));
 }
@@ -230,7 +263,17 @@ function keepPermits(permits: { permits: Permit[]; release(): Promise<void> }, c
   });
 }
 
-async function takeTestAllowance(key: KeyContext, ctx: Ctx, deps: GatewayDeps, holds: HoldClock): Promise<{ ok: true } | Failure> {
+/** A replay charges nothing; the balance is shown when the store answers. */
+async function stampReplayBalance(orgId: string, ctx: Ctx, deps: GatewayDeps): Promise<void> {
+  ctx.headers[H.chargedKrw] = "0";
+  try {
+    ctx.headers[H.balanceKrw] = String((await deps.ports.balances(orgId)).balanceKrw);
+  } catch {
+    // The image is in hand; a missing balance header is better than an error.
+  }
+}
+
+async function takeTestAllowance(key: KeyContext, ctx: Ctx, deps: GatewayDeps, holds: HoldClock, replay: boolean): Promise<{ ok: true } | Failure> {
   const lifetime = key.testQuota === "lifetime";
   const perMinute = await deps.limiter.hit(testMinuteKey(key.keyId), TEST_PER_MINUTE, TEST_WINDOW_MS);
   if (!perMinute.allowed) {
@@ -239,6 +282,12 @@ async function takeTestAllowance(key: KeyContext, ctx: Ctx, deps: GatewayDeps, h
   const permits = await takePermits(deps.limiter, key, deps.settings, holds, deps.now);
   if (!permits.ok) return permits;
   keepPermits(permits, ctx, deps);
+  if (replay) {
+    // A replay does not use another free call.
+    ctx.headers[H.testRemaining] = String(await deps.ports.testCallsRemaining({ orgId: key.orgId, lifetime }));
+    permits.goesToProduct();
+    return { ok: true };
+  }
   const quota = await deps.ports.consumeTestCall({ orgId: key.orgId, lifetime });
   if (!quota.ok) return quota;
   ctx.headers[H.testRemaining] = String(quota.remaining);
@@ -250,10 +299,21 @@ async function takeTestAllowance(key: KeyContext, ctx: Ctx, deps: GatewayDeps, h
   return { ok: true };
 }
 
-async function takeLiveAllowance(key: KeyContext, size: Size | undefined, ctx: Ctx, deps: GatewayDeps, holds: HoldClock): Promise<{ ok: true } | Failure> {
+async function takeLiveAllowance(
+  key: KeyContext,
+  size: Size | undefined,
+  ctx: Ctx,
+  deps: GatewayDeps,
+  holds: HoldClock,
+  replay: boolean,
+): Promise<{ ok: true } | Failure> {
   const permits = await timed(deps, "limits", () => takePermits(deps.limiter, key, deps.settings, holds, deps.now));
   if (!permits.ok) return permits;
   keepPermits(permits, ctx, deps);
+  if (replay) {
+    permits.goesToProduct();
+    return { ok: true }; // nothing is reserved for a call that charges nothing
+  }
   const hold = await timed(deps, "reserve", () =>
     deps.ports.reserve({ requestId: ctx.requestId, orgId: key.orgId, appId: key.appId, amountKrw: reserveAmountForSize(size) }),
   );

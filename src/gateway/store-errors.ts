@@ -15,6 +15,7 @@ const CONNECTION_CODES = new Set([
   "57P01", // admin_shutdown
   "57P02", // crash_shutdown
   "57P03", // cannot_connect_now
+  "57014", // query_canceled: statement_timeout on an overloaded server
   "08000",
   "08001",
   "08003",

@@ -23,6 +23,10 @@ export const ERRORS = {
   gateway_busy: { status: 503, title: "The gateway is receiving too much data" },
   upstream_timeout: { status: 504, title: "No result within the 140 second deadline" },
 
+  // Ours: Idempotency-Key on removebg (draft-ietf-httpapi-idempotency-key-header; DECISIONS.md)
+  idempotency_key_in_use: { status: 409, title: "A request with this Idempotency-Key is still in progress" },
+  idempotency_key_reused: { status: 422, title: "This Idempotency-Key was used for a different request" },
+
   // Product errors (spec §7) and the resendable 503 conditions (spec §7 Retry 4)
   deadline_unreachable: { status: 503, title: "Processing cannot start before the deadline" },
   key_queue_full: { status: 429, title: "Too many requests queued for this key" },

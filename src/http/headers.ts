@@ -5,6 +5,9 @@ export const H = {
   balanceKrw: "X-PD-Balance-KRW",
   testSize: "X-PD-Test-Size",
   testRemaining: "X-PD-Test-Remaining",
+  // Idempotency-Key on removebg (draft-ietf-httpapi-idempotency-key-header) and the replay mark
+  idempotencyKey: "Idempotency-Key",
+  replayed: "Idempotent-Replayed",
   width: "X-Width",
   height: "X-Height",
   processingMs: "X-Processing-Ms",

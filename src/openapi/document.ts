@@ -23,8 +23,8 @@ const TAGS: Record<Tag, string> = {
   "Interface description": "This document and its HTML rendering.",
 };
 
-/** Codes whose answers can carry Retry-After: the 429s and 503s. */
-const retryable = (status: number) => status === 429 || status === 503;
+/** Codes whose answers can carry Retry-After: the 429s and 503s, and 409 idempotency_key_in_use. */
+const retryable = (status: number) => status === 409 || status === 429 || status === 503;
 
 function toJsonSchema(schema: Body["schema"], io: "input" | "output"): JsonSchema {
   if (!(schema instanceof z.ZodType)) return schema;

@@ -24,7 +24,7 @@ const REMOVEBG_ERRORS: ErrorDoc[] = [
     code: "invalid_parameter",
     when:
       "The multipart body cannot be read; image_file missing, empty or sent as text; a part sent twice; a bad semitransparency value; crop_margin sent; " +
-      "the image is unreadable, of an unknown format or over 12 megapixels.",
+      "the image is unreadable, of an unknown format or over 12 megapixels; a malformed Idempotency-Key.",
   },
   {
     code: "unsupported_parameter",
@@ -63,6 +63,8 @@ const REMOVEBG_ERRORS: ErrorDoc[] = [
   { code: "receive_budget_exhausted", when: "Product: its budget of bytes being received is used up; still so after resends. Retry-After: 2." },
   { code: "model_unavailable", when: "Product: the model could not be loaded; still so after resends. Retry-After: 30." },
   { code: "upstream_timeout", when: "No result within 140 s of first receipt (including resends). Set client timeouts to at least 150 s." },
+  { code: "idempotency_key_in_use", when: "The first request with this Idempotency-Key is still running (or its charge is being settled). Retry-After: 2." },
+  { code: "idempotency_key_reused", when: "This Idempotency-Key was used in the last 24 hours for a different request (other image bytes, parameters or key kind)." },
 ];
 
 export const PUBLIC_OPERATIONS: Operation[] = [
@@ -79,6 +81,17 @@ export const PUBLIC_OPERATIONS: Operation[] = [
       "within 140 s of first receipt: set the client timeout to at least 150 s and honour Retry-After on 429 and 503. " +
       "No query string is accepted (400 unsupported_parameter). Other methods on this path: 405 method_not_allowed with Allow: POST.",
     security: "apiKey",
+    headerParams: [
+      {
+        name: H.idempotencyKey,
+        description:
+          "Optional, 1–255 printable ASCII characters (e.g. a UUID), scoped to the app and kept 24 hours. The same key with the same " +
+          "request (same image bytes and parameters) after a success is answered again, charged nothing (X-PD-Charged-KRW: 0, " +
+          "Idempotent-Replayed: true); with a different request 422 idempotency_key_reused; while the first runs 409 " +
+          "idempotency_key_in_use. A request that ended in an error keeps nothing. Malformed: 400 invalid_parameter.",
+        schema: { type: "string", minLength: 1, maxLength: 255, pattern: "^[\\x21-\\x7E]([\\x20-\\x7E]*[\\x21-\\x7E])?$" },
+      },
+    ],
     requestBody: {
       required: true,
       contents: [{ mediaType: "multipart/form-data", schema: REMOVEBG_FORM, name: "RemoveBgForm" }],
@@ -91,7 +104,7 @@ export const PUBLIC_OPERATIONS: Operation[] = [
         { mediaType: "image/png", schema: { type: "string", contentMediaType: "image/png" } },
         { mediaType: "application/json", schema: RemoveBgJson, name: "RemoveBgJson" },
       ],
-      headers: IMAGE_HEADERS,
+      headers: [...IMAGE_HEADERS, H.replayed],
     },
     errors: REMOVEBG_ERRORS,
     errorHeaders: ["Retry-After", H.testSize, H.testRemaining, ...RATE_LIMIT_HEADERS],

@@ -67,6 +67,10 @@ function itemOf(doc: OpenApiDocument, path: string, method: string, op: Json): P
   const sec = (op.security as Json[] | undefined) ?? [];
   // The public key travels as a plain header: every importer understands that.
   if (sec.some((s) => "apiKey" in s)) header.unshift({ key: "X-Api-Key", value: "{{apiKey}}" });
+  // Optional request headers (Idempotency-Key) come switched off; {{$guid}} is a new UUID per send.
+  for (const p of ((op.parameters as Json[] | undefined) ?? []).filter((p) => p.in === "header")) {
+    header.push({ key: String(p.name), value: "{{$guid}}", description: String(p.description ?? ""), ...(p.required ? {} : { disabled: true }) });
+  }
   const request: Json = {
     method: method.toUpperCase(),
     header,

@@ -110,6 +110,7 @@ export function buildApp(s: Services, o: AppOptions): BuiltApp {
     sleep: o.sleep ?? ((ms) => new Promise((r) => setTimeout(r, ms))),
     remoteAddress: o.remoteAddress ?? (() => undefined),
     log: o.log,
+    reconcile: (requestId, amountKrw, afterCapture) => s.reconciler.add(requestId, amountKrw, afterCapture),
     observe: gatewayObserver(s.metrics),
     jobEndEveryMs: s.admission && !c.PRODUCT_URL && !o.product ? () => s.admission!.stats().avgJobMs / c.POOL_SIZE : undefined,
   };

@@ -5,6 +5,7 @@ import { notifyLowBalance } from "../billing/low-balance.ts";
 import { readSpendAllowance } from "../billing/spend-allowance.ts";
 import type { Mailer } from "../mail/index.ts";
 import type { Db } from "../db/index.ts";
+import type { IdempotencyPort } from "../gateway/idempotency.ts";
 import type { GatewayPorts } from "../gateway/ports.ts";
 import type { KeyService, LookupResult } from "../keys/index.ts";
 
@@ -15,6 +16,7 @@ export function gatewayPorts(s: {
   testQuota: TestQuota;
   requestLog: RequestLog;
   db: Db;
+  idempotency: IdempotencyPort;
   now: () => number;
   mailer: Mailer;
   config: { PUBLIC_URL?: string };
@@ -45,6 +47,7 @@ export function gatewayPorts(s: {
     testCallsRemaining: (q) => s.testQuota.testCallsRemaining(q),
     spendAllowance: (q) => readSpendAllowance(s.db, { ...q, now: s.now() }),
     logRequest: (row) => s.requestLog.logRequest(row),
+    idempotency: s.idempotency,
   };
 }
 

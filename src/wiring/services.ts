@@ -6,6 +6,8 @@ import { createBilling, createRequestLog, createTestQuota, type Billing, type Re
 import type { Config } from "../config.ts";
 import { migrate, openDb, type Db } from "../db/index.ts";
 import { createByteBudget, type ByteBudget } from "../http/byte-budget.ts";
+import { createIdempotencyStore, type IdempotencyStore } from "../billing/idempotency.ts";
+import { createReconciler, type Reconciler } from "../billing/reconciler.ts";
 import { createKeyService, loadOrCreatePepper, type KeyService } from "../keys/index.ts";
 import { createLimiter, type Limiter } from "../limits/index.ts";
 import { createMailer, type Mailer } from "../mail/index.ts";
@@ -27,6 +29,10 @@ export interface Services {
   testQuota: TestQuota;
   requestLog: RequestLog;
   keys: KeyService;
+  /** Idempotency-Keys of POST /v1.0/removebg (24 h per app). */
+  idempotency: IdempotencyStore;
+  /** Captures holds whose outcome was unknown when their request's deadline came. */
+  reconciler: Reconciler;
   /** Absent when this process is a gateway only (PRODUCT_URL set). */
   engine?: Engine;
   admission?: Admission;
@@ -85,6 +91,15 @@ export async function createServices(config: Config, opts: ServiceOptions): Prom
   }
   const metrics = createMetrics();
   if (engine) metrics.watchEngine(engine, admission);
+  // A hold lives as long as a request may (deadline) plus a margin for the capture itself.
+  const billing = createBilling({ db, now, holdTtlMs: config.DEADLINE_MS + 60_000 });
+  const reconciler = createReconciler({
+    log: opts.log,
+    async capture(requestId, amountKrw) {
+      const r = await billing.capture(requestId, amountKrw);
+      if (!r.ok) throw new Error(`capture refused: ${r.code} ${r.title ?? ""}`);
+    },
+  });
 
   return {
     config,
@@ -92,8 +107,9 @@ export async function createServices(config: Config, opts: ServiceOptions): Prom
     db,
     limiter,
     accounts: createAccounts({ db, now }),
-    // A hold lives as long as a request may (deadline) plus a margin for the capture itself.
-    billing: createBilling({ db, now, holdTtlMs: config.DEADLINE_MS + 60_000 }),
+    billing,
+    idempotency: createIdempotencyStore({ db, now }),
+    reconciler,
     testQuota: createTestQuota({ db, now }),
     requestLog: createRequestLog({ db, now }),
     mailer: await createMailer({ smtpUrl: config.SMTP_URL, from: config.MAIL_FROM, db, now }),
@@ -107,6 +123,8 @@ export async function createServices(config: Config, opts: ServiceOptions): Prom
     metrics,
     async close() {
       await engine?.dispose().catch(() => {});
+      // Before the database closes: one last try at captures still pending.
+      await reconciler.close().catch(() => {});
       await limiter.close().catch(() => {});
       await db.close().catch(() => {});
     },

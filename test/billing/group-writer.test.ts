@@ -38,3 +38,28 @@ test("a failing item fails only its own caller; the rest of its group is stored"
   await write(9);
   assert.equal(statements.flat().includes(9), true);
 });
+
+test("a store outage fails the whole group at once: no item-by-item retry against a store that is away", async () => {
+  let down = true;
+  let singles = 0;
+  const outage = Object.assign(new Error("Query read timeout"), { code: "08006" });
+  const write = createGroupWriter<number>({
+    maxBatch: 3,
+    isOutage: (err) => err === outage,
+    writeMany: async () => {
+      await new Promise((r) => setTimeout(r, 1));
+      if (down) throw outage;
+    },
+    writeOne: async () => {
+      singles++;
+      await new Promise((r) => setTimeout(r, 1));
+      if (down) throw outage;
+    },
+  });
+  const results = await Promise.allSettled([1, 2, 3, 4].map((n) => write(n)));
+  assert.deepEqual(results.map((r) => r.status), ["rejected", "rejected", "rejected", "rejected"]);
+  // 1 went out alone (one writeOne); the group 2..4 failed as one statement.
+  assert.equal(singles, 1);
+  down = false;
+  await write(5);
+});

@@ -9,6 +9,7 @@ import { join } from "node:path";
 import { DEFAULT_BASE_URL, parseRemoveArgs } from "../../src/cli/args.ts";
 import { main } from "../../src/cli/main.ts";
 import { startService, TINY_PNG, type Service } from "../client/setup.ts";
+import { setUpCustomer } from "../support/server-process.ts";
 
 let svc: Service;
 before(async () => {
@@ -69,6 +70,22 @@ test("a refused key stops the run after the first file: one request reaches the 
   assert.match(failed[1]!, /2\.png: not sent \(invalid_api_key\)/);
   assert.ok(lines.some((l) => l.includes("0 of 3 images written")));
   assert.ok(!lines.some((l) => l.includes(key)));
+});
+
+test("the answer is lost after the charge: the CLI sends the image again with the same Idempotency-Key and is charged once", async () => {
+  const { inDir, outDir } = await folder({ "tiny.png": TINY_PNG });
+  const c = await setUpCustomer(svc.admin, { creditKrw: 1000 });
+  const lines: string[] = [];
+  svc.front.script("forward-cut", "forward");
+  const code = await main(["remove", inDir, "-o", outDir, "--size", "preview", "--api-key", c.liveKey, "--base-url", svc.front.url], (s) => lines.push(s), {});
+  assert.equal(code, 0, lines.join("\n"));
+  assert.deepEqual(await readdir(outDir), ["tiny.png"]);
+  const keys = svc.front.idempotencyKeys;
+  assert.equal(keys.length, 2, "sent again after the broken answer");
+  assert.match(keys[0] ?? "", /^[0-9a-f-]{36}$/);
+  assert.equal(keys[1], keys[0], "the same key on the resend");
+  const org = await svc.admin("GET", `/orgs/${c.orgId}`);
+  assert.equal(org.json.balanceKrw, 1000 - 22, "charged once");
 });
 
 test("remote-mode arguments: defaults, the flag over the environment, and usage errors", () => {

@@ -129,7 +129,7 @@ test("an answer without the JSON envelope is a typed error with code unknown", a
   assert.equal(svc.front.count, 1);
 });
 
-test("a connection broken while a 200 is read is final: the image was already made and charged", async () => {
+test("without an Idempotency-Key a connection broken while a 200 is read is final: the image was already made and charged", async () => {
   // A fake fetch whose answer body fails half-way, as a reset connection would.
   let calls = 0;
   const fetch = async () => {
@@ -143,11 +143,32 @@ test("a connection broken while a 200 is read is final: the image was already ma
     return new Response(body, { status: 200, headers: { "content-type": "image/png", "x-pd-request-id": "req_broken" } });
   };
   const client = createClient({ apiKey: "pd_live_x", baseUrl: "http://service.invalid", fetch, sleep: recordingSleep().sleep });
-  const err = await client.removeBackground(TINY_PNG).catch((e: unknown) => e);
+  const err = await client.removeBackground(TINY_PNG, { idempotencyKey: false }).catch((e: unknown) => e);
   assert.ok(err instanceof PixeldropNetworkError, String(err));
   assert.equal(err.status, 200);
   assert.equal(err.requestId, "req_broken");
   assert.equal(calls, 1);
+
+  // With a key (the default) it is sent again, after 1 s, with the same key: the service
+  // answers a replay without charging again. Here every answer breaks: 3 attempts.
+  calls = 0;
+  const keys: (string | null)[] = [];
+  const sleep = recordingSleep();
+  const keyed = createClient({
+    apiKey: "pd_live_x",
+    baseUrl: "http://service.invalid",
+    sleep: sleep.sleep,
+    fetch: async (_url: string, init: RequestInit) => {
+      keys.push(new Headers(init.headers).get("idempotency-key"));
+      return fetch();
+    },
+  });
+  const again = await keyed.removeBackground(TINY_PNG).catch((e: unknown) => e);
+  assert.ok(again instanceof PixeldropNetworkError, String(again));
+  assert.deepEqual([again.status, again.attempts, calls], [200, 3, 3]);
+  assert.deepEqual(sleep.waits, [1000, 1000]);
+  assert.equal(new Set(keys).size, 1, "one key for the call");
+  assert.match(keys[0] ?? "", /^[0-9a-f-]{36}$/);
 });
 
 test("Retry-After is read as seconds or as an HTTP date", () => {

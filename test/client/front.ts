@@ -7,6 +7,8 @@ import type { AddressInfo } from "node:net";
 
 export type Step =
   | "forward"
+  /** Passes it on (the service charges), then drops the connection after the answer's headers. */
+  | "forward-cut"
   | "drop"
   | "hang"
   | { status: number; code?: string; body?: string; headers?: Record<string, string> };
@@ -15,6 +17,8 @@ export interface Front {
   url: string;
   /** Requests received since the last script(). */
   readonly count: number;
+  /** The Idempotency-Key of each of those requests (null when absent). */
+  readonly idempotencyKeys: (string | null)[];
   /** Answers the next requests with these steps in turn; the last one repeats. */
   script(...steps: Step[]): void;
   close(): Promise<void>;
@@ -23,17 +27,20 @@ export interface Front {
 export async function startFront(target: string): Promise<Front> {
   let steps: Step[] = ["forward"];
   let count = 0;
+  let idempotencyKeys: (string | null)[] = [];
   const hung: ServerResponse[] = [];
   const server = createServer(async (req, res) => {
     const chunks: Buffer[] = [];
     for await (const c of req) chunks.push(c as Buffer);
     const step = steps[Math.min(count, steps.length - 1)]!;
     count++;
+    const idem = req.headers["idempotency-key"];
+    idempotencyKeys.push(typeof idem === "string" ? idem : null);
     if (step === "drop") return void req.socket.destroy();
     if (step === "hang") return void hung.push(res);
-    if (step === "forward") {
+    if (step === "forward" || step === "forward-cut") {
       const headers: Record<string, string> = {};
-      for (const name of ["content-type", "x-api-key"]) {
+      for (const name of ["content-type", "x-api-key", "idempotency-key"]) {
         const v = req.headers[name];
         if (typeof v === "string") headers[name] = v;
       }
@@ -44,6 +51,10 @@ export async function startFront(target: string): Promise<Front> {
         if (k !== "content-length" && k !== "transfer-encoding" && k !== "connection" && k !== "keep-alive") back[k] = v;
       });
       res.writeHead(up.status, back);
+      if (step === "forward-cut") {
+        res.flushHeaders();
+        return void setTimeout(() => req.socket.destroy(), 20);
+      }
       return void res.end(body);
     }
     const body = step.body ?? (step.code ? JSON.stringify({ errors: [{ title: `scripted ${step.code}`, code: step.code }] }) : "");
@@ -61,9 +72,13 @@ export async function startFront(target: string): Promise<Front> {
     get count() {
       return count;
     },
+    get idempotencyKeys() {
+      return idempotencyKeys;
+    },
     script(...s) {
       steps = s;
       count = 0;
+      idempotencyKeys = [];
     },
     async close() {
       for (const r of hung.splice(0)) r.destroy();

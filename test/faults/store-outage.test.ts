@@ -154,6 +154,14 @@ describe("faults: store outages under load", { skip, timeout: LONG ? 900_000 : 2
     );
   });
 
+  test("PostgreSQL frozen (SIGSTOP) under load: 503 + Retry-After within seconds (statement, query and connect bounds), recovers after SIGCONT", async () => {
+    await outage(
+      `Postgres frozen ${OUTAGE_MS / 1000} s (SIGSTOP, SIGCONT)`,
+      () => stores!.freezePostgres(),
+      () => stores!.thawPostgres(),
+    );
+  });
+
   test("Redis shut down (nosave) and started empty under load: 503 + Retry-After while down, recovers alone", async () => {
     await outage(
       `Redis down ${OUTAGE_MS / 1000} s (shutdown nosave, start)`,

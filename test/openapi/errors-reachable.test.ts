@@ -168,6 +168,24 @@ const SCENARIOS: Record<string, Record<string, Scenario>> = {
     receive_budget_exhausted: async () => productWith({ productBudget: createByteBudget(0) }).removebg((await funded()).liveKey, image),
     model_unavailable: async () =>
       productWith({ engine: engineIn({ ready: false, failed: "model file missing" }) }).removebg((await funded()).liveKey, image),
+    idempotency_key_in_use: async () => {
+      // The first request with the key is still in the product.
+      const held = heldProduct();
+      const v = g.variant({ product: held.fn });
+      const c = await funded();
+      const keyed = { headers: { "idempotency-key": "in-use" } };
+      const first = v.removebg(c.liveKey, image, keyed);
+      await held.untilArrived(1);
+      const second = await v.removebg(c.liveKey, image, keyed);
+      held.releaseAll();
+      await (await first).arrayBuffer();
+      return second;
+    },
+    idempotency_key_reused: async () => {
+      const c = await funded();
+      await (await g.removebg(c.liveKey, image, { headers: { "idempotency-key": "reused" } })).arrayBuffer();
+      return g.removebg(c.liveKey, { ...image, size: "small" }, { headers: { "idempotency-key": "reused" } });
+    },
     upstream_timeout: async () => {
       // The product refuses; the wait before the resend outlasts the deadline.
       const v = g.variant({ product: async () => productError(503, "queue_full", 5), sleep: async () => g.clock.advance(200_000) });

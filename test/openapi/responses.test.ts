@@ -20,7 +20,7 @@ const exercised = new Set<string>();
 const image = { image_file: TINY_PNG, size: "preview" };
 
 /** Headers of ours on an answer (lower case); caching headers are not part of the contract. */
-const ourHeaders = (res: Response) => [...res.headers.keys()].filter((h) => /^(x-|retry-after$)/i.test(h));
+const ourHeaders = (res: Response) => [...res.headers.keys()].filter((h) => /^(x-|retry-after$|idempotent-replayed$)/i.test(h));
 
 interface CallOptions {
   params?: Record<string, string>;
@@ -69,7 +69,11 @@ describe("public API", () => {
     const c = await g.h.customer({ creditKrw: 1000 });
     const live = await call("removeBackground", { apiKey: c.liveKey, form: image });
     const testKey = await call("removeBackground", { apiKey: c.testKey, form: image });
-    const seen = new Set([...ourHeaders(live.res), ...ourHeaders(testKey.res)]);
+    // A replay of a keyed call carries Idempotent-Replayed.
+    const keyed = { "idempotency-key": crypto.randomUUID() };
+    await call("removeBackground", { apiKey: c.liveKey, form: image, headers: keyed });
+    const replay = await call("removeBackground", { apiKey: c.liveKey, form: image, headers: keyed });
+    const seen = new Set([...ourHeaders(live.res), ...ourHeaders(testKey.res), ...ourHeaders(replay.res)]);
     const op = OPERATIONS.find((x) => x.operationId === "removeBackground")!;
     const never = (op.success.headers ?? []).filter((h) => !seen.has(h.toLowerCase()));
     assert.deepEqual(never, [], "documented success headers that no answer carried");

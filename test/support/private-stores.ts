@@ -7,7 +7,7 @@
 // generates keeps running while a store goes down.
 import { execFile, spawnSync } from "node:child_process";
 import { existsSync, readdirSync } from "node:fs";
-import { chmod, mkdtemp, rm } from "node:fs/promises";
+import { chmod, mkdtemp, readFile, rm } from "node:fs/promises";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -57,6 +57,13 @@ export interface PrivateStores {
   start(): Promise<void>;
   /** `pg_ctl restart -m fast`: down and back up in one step. */
   restartPostgres(): Promise<void>;
+  /**
+   * SIGSTOP to the postmaster and every backend: the server keeps its sockets (the
+   * kernel still accepts connections) and answers nothing, like a frozen VM or a
+   * partition. `thawPostgres` sends SIGCONT to the same processes.
+   */
+  freezePostgres(): Promise<void>;
+  thawPostgres(): Promise<void>;
   /** `redis-cli shutdown nosave`: Redis comes back empty (no permits, no scripts). */
   stopRedis(): Promise<void>;
   /** Stops both and deletes the data directory. Safe to call twice. */
@@ -76,6 +83,16 @@ export async function startPrivateStores(): Promise<PrivateStores> {
 
   await services("start");
   let destroyed = false;
+  let frozen: number[] = [];
+  /** The postmaster (first line of postmaster.pid) and its children. */
+  async function postgresPids(): Promise<number[]> {
+    const postmaster = Number((await readFile(join(dir, "pg", "postmaster.pid"), "utf8")).split("\n")[0]);
+    const children = await run("pgrep", ["-P", String(postmaster)]).then(
+      (r) => r.stdout.split("\n").filter(Boolean).map(Number),
+      () => [] as number[],
+    );
+    return [postmaster, ...children];
+  }
   return {
     databaseUrl: `postgres://postgres@127.0.0.1:${pgPort}/pixeldrop`,
     redisUrl: `redis://127.0.0.1:${redisPort}`,
@@ -89,6 +106,14 @@ export async function startPrivateStores(): Promise<PrivateStores> {
     },
     async restartPostgres() {
       await asPostgres([join(bin, "pg_ctl"), "-D", join(dir, "pg"), "-l", join(dir, "pg.log"), "-m", "fast", "-w", "restart"]);
+    },
+    async freezePostgres() {
+      frozen = await postgresPids();
+      for (const pid of frozen) process.kill(pid, "SIGSTOP");
+    },
+    async thawPostgres() {
+      for (const pid of frozen.reverse()) process.kill(pid, "SIGCONT");
+      frozen = [];
     },
     async stopRedis() {
       await run("redis-cli", ["-p", String(redisPort), "shutdown", "nosave"]).catch(() => {
@@ -107,6 +132,7 @@ export async function startPrivateStores(): Promise<PrivateStores> {
     async destroy() {
       if (destroyed) return;
       destroyed = true;
+      for (const pid of frozen) process.kill(pid, "SIGCONT");
       await services("stop").catch(() => {});
       await rm(dir, { recursive: true, force: true });
     },

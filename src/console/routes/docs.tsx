@@ -13,6 +13,7 @@ const PUBLIC_CODES: ErrorCode[] = [
   "product_not_enabled", "refund_pending", "product_discontinued", "file_too_large", "rate_limited",
   "daily_limit_reached", "monthly_limit_reached", "test_quota_exceeded", "upstream_error", "service_unavailable",
   "gateway_busy", "upstream_timeout", "deadline_unreachable", "key_queue_full", "inference_failed",
+  "idempotency_key_in_use", "idempotency_key_reused",
 ];
 
 const TS_CLIENT = (base: string) => `// Node 20+ or Deno; keep the key in an environment variable.
@@ -62,6 +63,14 @@ export function registerDocsRoutes(app: Hono<ConsoleEnv>, d: ConsoleDeps): void 
           Successful paid calls carry <code>X-PD-Charged-KRW</code> and <code>X-PD-Balance-KRW</code>; test-key calls carry{" "}
           <code>X-PD-Test-Remaining</code>. Every response carries <code>X-PD-Request-Id</code>. On 503 and on 429 honour{" "}
           <code>Retry-After</code>; for other errors do not retry.
+        </p>
+        <p>
+          To retry a call whose answer was lost without paying twice, send an <code>Idempotency-Key</code> header (1–255 printable
+          ASCII characters, e.g. a UUID) and send the same key with the same image and parameters again: within 24 hours a call that
+          succeeded is answered again with <code>X-PD-Charged-KRW: 0</code> and <code>Idempotent-Replayed: true</code>. The key
+          with a different request is 422 <code>idempotency_key_reused</code>; while the first call runs, 409{" "}
+          <code>idempotency_key_in_use</code> with <code>Retry-After</code>. A call that ended in an error keeps nothing. The
+          TypeScript client sends a key on every call.
         </p>
         <h2 id="beyond">Options and headers beyond the spec</h2>
         <p>Optional form parts (bad values: 400 <code>invalid_parameter</code> naming the part; same price tiers):</p>

@@ -1,0 +1,90 @@
+// Captures the holds of calls whose image was delivered while the capture's outcome
+// was unknown (the store stayed away past the request's deadline, see
+// src/gateway/capture.ts). A capture is idempotent per request ID, so asking again
+// once the store is back either finds the charge that was made or makes it now.
+//
+// Kept in memory: the store is exactly what is unavailable when a hold is handed over.
+// What this cannot cover (docs/RELIABILITY.md "Money windows"): a process that dies
+// with holds still pending, and an outage longer than the hold's life (the sweeper then
+// releases the hold and the call stays free); both are logged, neither overcharges.
+import { isStoreUnavailable } from "../gateway/store-errors.ts";
+
+export interface ReconcilerDeps {
+  capture: (requestId: string, amountKrw: number) => Promise<unknown>;
+  log: (e: Record<string, unknown>) => void;
+  /** Pause between rounds while holds are pending. */
+  intervalMs?: number;
+}
+
+export interface Reconciler {
+  /** Hands over a hold whose capture outcome is unknown; `afterCapture` runs once it is captured (e.g. its log row). */
+  add(requestId: string, amountKrw: number, afterCapture?: () => Promise<void>): void;
+  /** One round over every pending hold; resolves with how many are still pending. */
+  runOnce(): Promise<number>;
+  pending(): number;
+  /** Stops the timer after one last round; resolves with what is left (logged). */
+  close(): Promise<number>;
+}
+
+export const RECONCILE_INTERVAL_MS = 1_000;
+
+export function createReconciler(d: ReconcilerDeps): Reconciler {
+  const intervalMs = d.intervalMs ?? RECONCILE_INTERVAL_MS;
+  const pending = new Map<string, { amountKrw: number; afterCapture?: () => Promise<void> }>();
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let running: Promise<number> | undefined;
+  let closed = false;
+
+  function schedule(): void {
+    if (timer || closed || pending.size === 0) return;
+    timer = setTimeout(() => {
+      timer = undefined;
+      void runOnce().then(schedule);
+    }, intervalMs);
+    // Pending holds must not keep a finished process alive; close() makes the last try.
+    (timer as { unref?: () => void }).unref?.();
+  }
+
+  async function round(): Promise<number> {
+    for (const [requestId, { amountKrw, afterCapture }] of [...pending]) {
+      try {
+        // Asked again each round until the step after it is done too (a capture is idempotent).
+        await d.capture(requestId, amountKrw);
+        await afterCapture?.();
+        pending.delete(requestId);
+        d.log({ level: "warn", msg: "reconciled capture", requestId, amountKrw });
+      } catch (err) {
+        if (isStoreUnavailable(err)) continue; // still away: next round
+        // Refused (e.g. the sweeper released it after a very long outage): the call stays free.
+        pending.delete(requestId);
+        d.log({ level: "error", msg: "reconcile capture refused", requestId, amountKrw, err: err instanceof Error ? err.message : String(err) });
+      }
+    }
+    return pending.size;
+  }
+
+  function runOnce(): Promise<number> {
+    // One round at a time: a hold is never captured by two rounds at once.
+    running ??= round().finally(() => {
+      running = undefined;
+    });
+    return running;
+  }
+
+  return {
+    add(requestId, amountKrw, afterCapture) {
+      pending.set(requestId, { amountKrw, afterCapture });
+      schedule();
+    },
+    runOnce,
+    pending: () => pending.size,
+    async close() {
+      closed = true;
+      if (timer) clearTimeout(timer);
+      timer = undefined;
+      const left = pending.size ? await runOnce() : 0;
+      if (left > 0) d.log({ level: "error", msg: "holds left unreconciled at shutdown", count: left, requestIds: [...pending.keys()] });
+      return left;
+    },
+  };
+}

@@ -1,0 +1,124 @@
+// Idempotency-Key on POST /v1.0/removebg (draft-ietf-httpapi-idempotency-key-header,
+// with Stripe's behaviour; decisions in docs/DECISIONS.md "Idempotency-Key"):
+// - the key is optional, 1–255 printable ASCII characters, scoped to the app, kept 24 h;
+// - the first request with a key runs as usual; the same key with the same request
+//   (same form fields, the image by its SHA-256) after a success is answered again
+//   (the model runs again) with X-PD-Charged-KRW: 0 and Idempotent-Replayed: true;
+// - the same key with another request: 422 idempotency_key_reused; while the first
+//   is still running (or its charge is being settled): 409 idempotency_key_in_use;
+// - a request that ends in an error keeps nothing: its claim is given back.
+import { fail, type Failure } from "../http/api-error.ts";
+import { H } from "../http/headers.ts";
+
+export const IDEMPOTENCY_HEADER = H.idempotencyKey;
+export const REPLAYED_HEADER = H.replayed;
+export const IDEMPOTENCY_KEY_MAX = 255;
+/** How long a key is remembered, from its first request. */
+export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
+/** Retry-After of 409: the first request is seconds from its end; ask again soon. */
+export const IN_USE_RETRY_AFTER_S = 2;
+
+export type ClaimOutcome = "fresh" | "replay" | "mismatch" | "in_use";
+
+/** What the gateway needs from the store (src/billing/idempotency.ts implements it). */
+export interface IdempotencyPort {
+  claim(c: { appId: string; key: string; fingerprint: string; requestId: string; leaseUntil: number }): Promise<ClaimOutcome>;
+  /** The owning attempt delivered its result. */
+  complete(c: { appId: string; key: string; requestId: string }): Promise<void>;
+  /** The owning attempt failed: the key keeps nothing (only when `requestId` still owns it). */
+  forget(c: { appId: string; key: string; requestId: string }): Promise<void>;
+}
+
+// Printable ASCII (0x21–0x7E) plus inner spaces; leading and trailing spaces are not
+// part of a header value anyway.
+const KEY_PATTERN = /^[\x21-\x7e](?:[\x20-\x7e]*[\x21-\x7e])?$/;
+
+/** The header's key, undefined when absent, or a 400 for a malformed one. */
+export function readIdempotencyKey(headers: Headers): { ok: true; key: string | undefined } | Failure {
+  const raw = headers.get(IDEMPOTENCY_HEADER);
+  if (raw === null) return { ok: true, key: undefined };
+  // The draft's value is a Structured Fields string ("…"); bare tokens are accepted too.
+  const key = /^".*"$/.test(raw) ? raw.slice(1, -1) : raw;
+  if (key.length === 0 || key.length > IDEMPOTENCY_KEY_MAX || !KEY_PATTERN.test(key)) {
+    return fail("invalid_parameter", `${IDEMPOTENCY_HEADER} must be 1–${IDEMPOTENCY_KEY_MAX} printable ASCII characters`);
+  }
+  return { ok: true, key };
+}
+
+/**
+ * What "the same request" means: the same key kind and the same form fields, names
+ * and values, the image compared by its SHA-256. Order and the multipart boundary do
+ * not matter (a client building the form again gets a new boundary).
+ */
+export async function requestFingerprint(kind: "test" | "live", form: FormData): Promise<string> {
+  const parts: string[] = [];
+  for (const [name, value] of form.entries()) {
+    const v = typeof value === "string" ? `s:${value.trim()}` : `f:${await sha256Hex(new Uint8Array(await value.arrayBuffer()))}`;
+    parts.push(`${name}=${v}`);
+  }
+  parts.sort();
+  return sha256Hex(new TextEncoder().encode(`${kind}\n${parts.join("\n")}`));
+}
+
+async function sha256Hex(bytes: Uint8Array): Promise<string> {
+  const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", bytes as Uint8Array<ArrayBuffer>));
+  return Array.from(digest, (b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+/** The answer for a claim that does not run as a first request (replay is handled by the caller). */
+export function claimFailure(outcome: "mismatch" | "in_use"): Failure {
+  return outcome === "mismatch"
+    ? fail("idempotency_key_reused", `This ${IDEMPOTENCY_HEADER} was used for a different request`)
+    : fail("idempotency_key_in_use", `A request with this ${IDEMPOTENCY_HEADER} is still in progress`, IN_USE_RETRY_AFTER_S);
+}
+
+/** The part of a removebg request's state a claim uses. */
+export interface ClaimingRequest {
+  requestId: string;
+  receivedAt: number;
+  undo: (() => Promise<unknown>)[];
+  readonly succeeded: boolean;
+}
+
+export interface Claim {
+  ok: true;
+  /** A replay of a request that already succeeded: nothing is charged or counted. */
+  replay: boolean;
+  /** Marks the key's request done (after a success); never throws. */
+  complete(): Promise<void>;
+}
+
+/**
+ * Reads the header and claims the key for this request. Without a key the request
+ * runs as before. A fresh claim is given back (forgotten) by an undo step when the
+ * request does not succeed, so a key on a failed request keeps nothing.
+ */
+export async function claimIdempotency(
+  req: Request,
+  c: { appId: string; kind: "test" | "live"; form: FormData; leaseMs: number },
+  r: ClaimingRequest,
+  port: IdempotencyPort,
+  log: (e: Record<string, unknown>) => void,
+): Promise<Claim | Failure> {
+  const header = readIdempotencyKey(req.headers);
+  if (!header.ok) return header;
+  const nothing = async () => {};
+  if (header.key === undefined) return { ok: true, replay: false, complete: nothing };
+  const ref = { appId: c.appId, key: header.key, requestId: r.requestId };
+  const fingerprint = await requestFingerprint(c.kind, c.form);
+  const outcome = await port.claim({ ...ref, fingerprint, leaseUntil: r.receivedAt + c.leaseMs });
+  if (outcome === "mismatch" || outcome === "in_use") return claimFailure(outcome);
+  if (outcome === "replay") return { ok: true, replay: true, complete: nothing };
+  r.undo.push(async () => {
+    if (!r.succeeded) await port.forget(ref);
+  });
+  return {
+    ok: true,
+    replay: false,
+    complete: () =>
+      port.complete(ref).catch((err: unknown) =>
+        // A live key's captured hold says the same (pd_idempotency_claim reads it).
+        log({ level: "warn", msg: "idempotency completion not written", requestId: r.requestId, err: err instanceof Error ? err.message : String(err) }),
+      ),
+  };
+}

@@ -1,0 +1,28 @@
+// Writing a request's log row when the store may be dropping connections. The row of a
+// charged call is the customer's record of that charge (usage page, support), so it is
+// asked again a few times like the capture before it; other rows (errors, test calls)
+// get one try, so an outage does not slow every refusal down.
+import { isStoreUnavailable } from "./store-errors.ts";
+
+/**
+ * Waits between tries of a charged call's row (4 tries). Few: against a frozen store each
+ * try costs a query timeout, and a row still not written goes to the reconciler, which
+ * writes it once the store is back (removebg.ts).
+ */
+export const CHARGED_ROW_WAITS_MS = [250, 500, 1000] as const;
+
+export async function writeLogRow<R extends { chargedKrw: number }>(
+  write: (row: R) => Promise<void>,
+  row: R,
+  sleep: (ms: number) => Promise<void>,
+): Promise<void> {
+  const waits = row.chargedKrw > 0 ? CHARGED_ROW_WAITS_MS : [];
+  for (let i = 0; ; i++) {
+    try {
+      return await write(row);
+    } catch (err) {
+      if (i >= waits.length || !isStoreUnavailable(err)) throw err;
+      await sleep(waits[i]!);
+    }
+  }
+}
