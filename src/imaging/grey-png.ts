@@ -2,6 +2,7 @@
 // encoder (@jsquash/png) only writes RGBA, so this small writer uses the platform's
 // CompressionStream("deflate"), which emits the zlib stream PNG's IDAT wants, and
 // runs the same on Node, Deno and in workers.
+import { concatBytes } from "./bytes.ts";
 
 const SIGNATURE = Uint8Array.of(0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a);
 
@@ -53,12 +54,5 @@ export async function encodeGreyPng(width: number, height: number, grey: Uint8Ar
     raw[row] = y === 0 ? 0 : 2;
     for (let x = 0; x < width; x++) raw[row + 1 + x] = y === 0 ? grey[src + x]! : (grey[src + x]! - grey[src - width + x]!) & 255;
   }
-  const parts = [SIGNATURE, chunk("IHDR", ihdr), chunk("IDAT", await deflate(raw)), chunk("IEND", new Uint8Array(0))];
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.length;
-  }
-  return out;
+  return concatBytes(SIGNATURE, chunk("IHDR", ihdr), chunk("IDAT", await deflate(raw)), chunk("IEND", new Uint8Array(0)));
 }

@@ -2,23 +2,20 @@
 // removeBackground. Same engine, pipeline and worker pool as the service and the CLI.
 import { InferenceError } from "../inference/errors.ts";
 import type { Engine } from "../product/engine.ts";
+import type { PipelineOk } from "../product/pipeline.ts";
 import { ImageError } from "./errors.ts";
 import { ownBytes, type ImageInput } from "./input.ts";
 import { openEngine } from "./open-engine.ts";
 import { readRemoveOptions, readRemoverOptions, type RemoveOptions, type RemoverOptions } from "./options.ts";
 
-export interface Cutout {
-  /** RGBA PNG, background transparent. */
-  png: Uint8Array;
-  width: number;
-  height: number;
-  /** The subject's bounding box in the output (pixels with any opacity). */
-  foreground: { top: number; left: number; width: number; height: number };
-  /** In [0, 1]: how unsure the model is about the subject's outline (the API's X-PD-Uncertainty); flag high ones for review. */
-  uncertainty: number;
-  /** Time the engine spent on this image (decode, model, compose, encode), not the wait for a worker. */
-  processingMs: number;
-}
+/**
+ * One cut-out: the PNG (RGBA, or greyscale with channels "alpha"), its size, the subject's
+ * box (pixels with any opacity), `uncertainty` in [0, 1] (the API's X-PD-Uncertainty: how
+ * unsure the model is about the outline; flag high ones for review) and `processingMs`, the
+ * engine's own time on this image (not the wait for a worker). The pipeline's own result,
+ * without its stage timings.
+ */
+export type Cutout = Pick<PipelineOk, "png" | "width" | "height" | "foreground" | "uncertainty" | "processingMs">;
 
 export interface Remover {
   /** Rejects with ImageError for an image the API would refuse; the remover stays usable. */

@@ -6,6 +6,7 @@
 // A mutation is plain data plus a label, so a failing case prints what was done.
 import fc from "fast-check";
 import { crc32 } from "node:zlib";
+import { concatBytes } from "../../src/imaging/bytes.ts";
 
 export interface Mutated {
   /** The fixture it started from. */
@@ -20,16 +21,8 @@ const le32 = (b: Uint8Array, at: number, v: number) => new DataView(b.buffer, b.
 const le16 = (b: Uint8Array, at: number, v: number) => new DataView(b.buffer, b.byteOffset, b.byteLength).setUint16(at, v & 0xffff, true);
 const ascii = (s: string) => Uint8Array.from(s, (c) => c.charCodeAt(0));
 
-/** The parts one after another, in a new buffer. */
-export function concat(...parts: Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.length;
-  }
-  return out;
-}
+/** The parts one after another, in a new buffer (the imaging module's own). */
+export const concat = concatBytes;
 
 /** A PNG chunk with a correct CRC, so a decoder's CRC check does not end the story early. */
 export function pngChunk(type: string, data: Uint8Array): Uint8Array {

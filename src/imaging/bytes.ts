@@ -1,0 +1,13 @@
+// Byte buffers laid end to end, for the file formats we write by hand (the greyscale PNG)
+// and the tests that damage files on purpose.
+
+/** The parts one after another, in a new buffer. */
+export function concatBytes(...parts: Uint8Array[]): Uint8Array {
+  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+  let at = 0;
+  for (const p of parts) {
+    out.set(p, at);
+    at += p.length;
+  }
+  return out;
+}
