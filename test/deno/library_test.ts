@@ -3,7 +3,7 @@
 // photo, ImageError, abort, dispose leaving nothing running; and a `deno run` of a script
 // that never disposes its remover, which must still exit by itself.
 // (Named *_test.ts: Deno's pattern, not the `.test.ts` of Node's runner.)
-import { createRemover, ImageError } from "../../src/index.ts";
+import { createRemover, ImageError, InferenceError } from "../../src/index.ts";
 import { decodeImage } from "../../src/imaging/index.ts";
 import { maskProblems, PHOTO_CASES } from "../support/photo-masks.ts";
 
@@ -13,9 +13,13 @@ function assert(cond: unknown, msg: string): asserts cond {
   if (!cond) throw new Error(msg);
 }
 
-Deno.test("createRemover under Deno: a real photo's mask, ImageError, abort, dispose", async () => {
-  const remover = await createRemover({ model: "small", backend: "wasm", threads: 2 });
-  try {
+Deno.test("createRemover under Deno: a real photo's mask, ImageError, abort, dispose by `await using`", async () => {
+  let kept: Awaited<ReturnType<typeof createRemover>> | undefined;
+  {
+    // Disposed when this block ends (Deno's sanitizers do not track node:worker_threads
+    // workers, so the check after the block is what shows it).
+    await using remover = await createRemover({ model: "small", backend: "wasm", threads: 2 });
+    kept = remover;
     const c = PHOTO_CASES[1]!; // chelsea
     const cut = await remover.remove(photo(c.name), { size: "full" });
     const decoded = await decodeImage(cut.png);
@@ -30,9 +34,10 @@ Deno.test("createRemover under Deno: a real photo's mask, ImageError, abort, dis
     let aborted: unknown;
     await remover.remove(photo(c.name), { signal: AbortSignal.abort() }).catch((e) => (aborted = e));
     assert((aborted as Error)?.name === "AbortError", `abort gave ${aborted}`);
-  } finally {
-    await remover.dispose();
   }
+  let after: unknown;
+  await kept!.remove(photo(PHOTO_CASES[1]!.name)).catch((e) => (after = e));
+  assert(after instanceof InferenceError && after.code === "shutting_down", `a disposed remover gave ${after}`);
 });
 
 Deno.test("a Deno script that never disposes its idle remover exits by itself", async () => {
