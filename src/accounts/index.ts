@@ -2,5 +2,5 @@
 export { createAccounts, type Accounts, type AccountsDeps } from "./service.ts";
 export type { OrgView, OrgPatch, UserView, TestQuotaMode } from "./orgs.ts";
 export type { AppView, AppPatch } from "./apps.ts";
-export type { ProductStatus } from "./product-status.ts";
+export { PRODUCT_STATUSES, type ProductStatus } from "./product-status.ts";
 export { ORG_DAILY_LIMIT_MAX_KRW, APP_DAILY_LIMIT_MAX_KRW, APP_MONTHLY_LIMIT_MAX_KRW } from "./validate.ts";

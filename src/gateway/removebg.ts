@@ -30,7 +30,8 @@ import { writeLogRow } from "./log-write.ts";
 /** An Idempotency-Key stays claimed by its request this long past the request's deadline. */
 const IDEMPOTENCY_LEASE_MARGIN_MS = 10_000;
 
-interface Ctx {
+/** What one paid call has taken and learnt so far (not the console's Hono context `Ctx`). */
+interface CallState {
   requestId: string;
   receivedAt: number;
   row: RequestLogRow;
@@ -50,7 +51,7 @@ export function registerRemoveBg(app: Hono<AppEnv>, deps: GatewayDeps, guard: In
   app.post("/v1.0/removebg", async (c) => {
     const receivedAt = deps.now();
     const requestId = c.get("requestId") ?? newRequestId(receivedAt);
-    const ctx: Ctx = {
+    const ctx: CallState = {
       requestId,
       receivedAt,
       row: { requestId, receivedAt, status: 0, chargedKrw: 0, attempts: 0 },
@@ -111,12 +112,13 @@ async function stampRateLimit(res: Response, key: KeyContext, deps: GatewayDeps)
   }
 }
 
-async function handle(req: Request, env: unknown, ctx: Ctx, deps: GatewayDeps, guard: InvalidKeyGuard, holds: HoldClock): Promise<Response> {
+async function handle(req: Request, env: unknown, ctx: CallState, deps: GatewayDeps, guard: InvalidKeyGuard, holds: HoldClock): Promise<Response> {
   const reject = (f: Failure) => {
     ctx.row.errorCode = f.code;
     return failureResponse(ctx.requestId, f, ctx.headers);
   };
   const ip = clientIp(req, env, deps);
+  ctx.row.ip = ip;
   const auth = await timed(deps, "authenticate", () => authenticate(req.headers.get("x-api-key"), ip, deps.ports, guard));
   if (!auth.ok) return reject(auth);
   const key = auth.key;
@@ -196,6 +198,8 @@ async function handle(req: Request, env: unknown, ctx: Ctx, deps: GatewayDeps, g
   ctx.row.attempts = outcome.attempts;
   if (!outcome.ok) return reject(outcome);
   ctx.row.processingMs = outcome.image.processingMs;
+  ctx.row.width = outcome.image.width;
+  ctx.row.height = outcome.image.height;
 
   if (key.kind === "live" && replay) {
     await stampReplayBalance(key.orgId, ctx, deps);
@@ -248,7 +252,7 @@ async function timed<T>(deps: GatewayDeps, stage: Parameters<GatewayObserver["st
 // of holding them for a whole deadline.
 
 /** Keeps the permits alive until the request's undo steps give them back. */
-function keepPermits(permits: { permits: Permit[]; release(): Promise<void> }, ctx: Ctx, deps: GatewayDeps): void {
+function keepPermits(permits: { permits: Permit[]; release(): Promise<void> }, ctx: CallState, deps: GatewayDeps): void {
   const lease = deps.settings.permitLeaseMs;
   const timer = setInterval(() => {
     for (const p of permits.permits) {
@@ -264,7 +268,7 @@ function keepPermits(permits: { permits: Permit[]; release(): Promise<void> }, c
 }
 
 /** A replay charges nothing; the balance is shown when the store answers. */
-async function stampReplayBalance(orgId: string, ctx: Ctx, deps: GatewayDeps): Promise<void> {
+async function stampReplayBalance(orgId: string, ctx: CallState, deps: GatewayDeps): Promise<void> {
   ctx.headers[H.chargedKrw] = "0";
   try {
     ctx.headers[H.balanceKrw] = String((await deps.ports.balances(orgId)).balanceKrw);
@@ -273,7 +277,7 @@ async function stampReplayBalance(orgId: string, ctx: Ctx, deps: GatewayDeps): P
   }
 }
 
-async function takeTestAllowance(key: KeyContext, ctx: Ctx, deps: GatewayDeps, holds: HoldClock, replay: boolean): Promise<{ ok: true } | Failure> {
+async function takeTestAllowance(key: KeyContext, ctx: CallState, deps: GatewayDeps, holds: HoldClock, replay: boolean): Promise<{ ok: true } | Failure> {
   const lifetime = key.testQuota === "lifetime";
   const perMinute = await deps.limiter.hit(testMinuteKey(key.keyId), TEST_PER_MINUTE, TEST_WINDOW_MS);
   if (!perMinute.allowed) {
@@ -302,7 +306,7 @@ async function takeTestAllowance(key: KeyContext, ctx: Ctx, deps: GatewayDeps, h
 async function takeLiveAllowance(
   key: KeyContext,
   size: Size | undefined,
-  ctx: Ctx,
+  ctx: CallState,
   deps: GatewayDeps,
   holds: HoldClock,
   replay: boolean,

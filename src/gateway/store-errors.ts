@@ -3,15 +3,13 @@
 // service recovers by itself when the store is back.
 import { isLimiterUnavailable } from "../limits/index.ts";
 
+// Node's socket errors, the SQLSTATEs pg passes on from the server, and the 08006 that
+// src/db/postgres-db.ts gives pg's own code-less "connection ended" errors.
 const CONNECTION_CODES = new Set([
   "ECONNREFUSED",
   "ECONNRESET",
   "ETIMEDOUT",
   "EPIPE",
-  "CONNECTION_CLOSED",
-  "CONNECTION_ENDED",
-  "CONNECTION_DESTROYED",
-  "CONNECT_TIMEOUT",
   "57P01", // admin_shutdown
   "57P02", // crash_shutdown
   "57P03", // cannot_connect_now

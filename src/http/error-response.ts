@@ -1,7 +1,7 @@
 // Renders the one error envelope of the spec: {"errors":[{"title","code"}]},
 // always with X-PD-Request-Id, and Retry-After when the failure carries one.
 import { ERRORS, type ErrorCode } from "./error-catalogue.ts";
-import { REQUEST_ID_HEADER } from "./request-id.ts";
+import { H } from "./headers.ts";
 
 export function errorBody(code: ErrorCode, title?: string): string {
   return JSON.stringify({ errors: [{ title: title ?? ERRORS[code].title, code }] });
@@ -16,7 +16,7 @@ export function errorResponse(
 ): Response {
   const headers = new Headers(extraHeaders);
   headers.set("content-type", "application/json; charset=utf-8");
-  headers.set(REQUEST_ID_HEADER, requestId);
+  headers.set(H.requestId, requestId);
   if (retryAfter !== undefined) headers.set("retry-after", String(Math.max(1, Math.ceil(retryAfter))));
   const res = new Response(errorBody(code, title), { status: ERRORS[code].status, headers });
   // Tagged so the metrics and the access log learn the code without reading a copy of

@@ -4,20 +4,21 @@ import type { Context, Hono, MiddlewareHandler } from "hono";
 import { ApiError, type Failure } from "./api-error.ts";
 import type { AppEnv } from "./app-env.ts";
 import { errorResponse } from "./error-response.ts";
-import { newRequestId, REQUEST_ID_HEADER } from "./request-id.ts";
+import { H } from "./headers.ts";
+import { newRequestId } from "./request-id.ts";
 
 export function requestIdMiddleware(now: () => number): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     const id = newRequestId(now());
     c.set("requestId", id);
     await next();
-    if (!c.res.headers.has(REQUEST_ID_HEADER)) {
+    if (!c.res.headers.has(H.requestId)) {
       // Responses from elsewhere can have immutable headers; copy before stamping.
       try {
-        c.res.headers.set(REQUEST_ID_HEADER, id);
+        c.res.headers.set(H.requestId, id);
       } catch {
         c.res = new Response(c.res.body, c.res);
-        c.res.headers.set(REQUEST_ID_HEADER, id);
+        c.res.headers.set(H.requestId, id);
       }
     }
   };
