@@ -11,10 +11,12 @@ import { MAX_BODY_BYTES, announcedLength, parseMultipart, readBodyCapped } from 
 import type { InvalidKeyGuard, Permit } from "../limits/index.ts";
 import { createHoldClock, type HoldClock } from "../limits/hold-clock.ts";
 import { retryAfterSeconds } from "../http/retry-after.ts";
-import { readRemoveParams, isPreviewSize, type Size } from "../product/params.ts";
+import { readRemoveParams } from "../product/params.ts";
+import { tierOfSize, type Size } from "../imaging/tiers.ts";
 import { PRODUCT_PATH } from "../product/app.ts";
 import { reserveAmountForSize, priceForPixels } from "../billing/prices.ts";
 import { authenticate } from "./authenticate.ts";
+import { forcedSize, TEST_KEY_SIZE } from "./test-key.ts";
 import { isStoreUnavailable } from "./store-errors.ts";
 import { clientIp } from "./client-ip.ts";
 import type { GatewayDeps, GatewayObserver } from "./deps.ts";
@@ -125,7 +127,7 @@ async function handle(req: Request, env: unknown, ctx: CallState, deps: GatewayD
   ctx.key = key;
   Object.assign(ctx.row, { orgId: key.orgId, appId: key.appId, keyId: key.keyId, keyKind: key.kind });
   if (key.kind === "test") {
-    ctx.headers[H.testSize] = "preview";
+    ctx.headers[H.testSize] = TEST_KEY_SIZE;
     ctx.testQuota = { orgId: key.orgId, lifetime: key.testQuota === "lifetime" };
   }
   void deps.ports.touchKey(key.keyId).catch(() => {});
@@ -151,8 +153,9 @@ async function handle(req: Request, env: unknown, ctx: CallState, deps: GatewayD
   const params = await readRemoveParams(form.form);
   if (!params.ok) return reject(params);
 
-  const size: Size | undefined = key.kind === "test" ? "preview" : params.size;
-  ctx.row.tier = isPreviewSize(size) ? "preview" : "full";
+  const forced = forcedSize(key.kind);
+  const size = forced ?? params.size;
+  ctx.row.tier = tierOfSize(size);
 
   // Idempotency-Key: a replay of a request that succeeded runs the model again and charges nothing.
   const leaseMs = deps.settings.deadlineMs + IDEMPOTENCY_LEASE_MARGIN_MS;
@@ -179,7 +182,7 @@ async function handle(req: Request, env: unknown, ctx: CallState, deps: GatewayD
             [H.deadline]: String(ctx.receivedAt + deps.settings.deadlineMs),
             [H.queueKey]: key.keyId,
             [H.callClass]: key.kind,
-            ...(key.kind === "test" ? { [H.forceSize]: "preview" } : {}),
+            ...(forced ? { [H.forceSize]: forced } : {}),
           },
           signal,
         }),

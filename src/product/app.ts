@@ -12,7 +12,8 @@ import { retryAfterSeconds } from "../http/retry-after.ts";
 import { isCallClass } from "../limits/test-share.ts";
 import type { Admission } from "./admission.ts";
 import type { Engine } from "./engine.ts";
-import { readRemoveParams, SIZES, type Size } from "./params.ts";
+import { isSize } from "../imaging/tiers.ts";
+import { readRemoveParams } from "./params.ts";
 import type { StageTimings } from "./pipeline.ts";
 import { startUpRemainingMs } from "./warm-up.ts";
 
@@ -69,8 +70,9 @@ export function createProductApp(deps: ProductDeps): Hono {
       deps.receiveBudget.give(expected);
     }
 
+    // The gateway's choice of size for the key (src/gateway/test-key.ts), when it made one.
     const forced = req.headers.get(H.forceSize);
-    const size: Size | undefined = forced && (SIZES as readonly string[]).includes(forced) ? (forced as Size) : params.size;
+    const size = forced !== null && isSize(forced) ? forced : params.size;
 
     // Cheap checks from the header only: a 400 MP claim costs no memory.
     const header = readImageHeader(params.image);
