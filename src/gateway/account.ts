@@ -8,14 +8,14 @@ import type { InvalidKeyGuard } from "../limits/index.ts";
 import { authenticate } from "./authenticate.ts";
 import { clientIp } from "./client-ip.ts";
 import type { GatewayDeps } from "./deps.ts";
-import { failureResponse } from "./reply.ts";
+import { failureResponse } from "../http/error-response.ts";
 import { TEST_KEY_SIZE } from "./test-key.ts";
 
 export function registerAccount(app: Hono<AppEnv>, deps: GatewayDeps, guard: InvalidKeyGuard): void {
   app.get("/v1.0/account", async (c) => {
     const requestId = c.get("requestId") ?? newRequestId(deps.now());
     const auth = await authenticate(c.req.header("x-api-key") ?? null, clientIp(c.req.raw, c.env, deps), deps.ports, guard);
-    if (!auth.ok) return failureResponse(requestId, auth, {});
+    if (!auth.ok) return failureResponse(requestId, auth);
     const key = auth.key;
     const headers = { [H.requestId]: requestId };
     if (key.kind === "test") {

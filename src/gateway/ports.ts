@@ -29,7 +29,8 @@ export interface GatewayPorts {
   touchKey(keyId: string): Promise<void>;
   productStatus(): Promise<ProductStatus>;
   reserve(h: { requestId: string; orgId: string; appId: string; amountKrw: number }): Promise<{ ok: true } | Failure>;
-  capture(requestId: string, amountKrw: number): Promise<{ chargedKrw: number; balanceKrw: number }>;
+  /** Like reserve, a refusal is a value; a store outage throws (asked again, src/gateway/capture.ts). */
+  capture(requestId: string, amountKrw: number): Promise<{ ok: true; chargedKrw: number; balanceKrw: number } | Failure>;
   release(requestId: string): Promise<void>;
   balances(orgId: string): Promise<{ balanceKrw: number; availableKrw: number }>;
   /** Takes one free call; remaining is what is left after this one. */

@@ -5,7 +5,9 @@
 import type { Hono } from "hono";
 import { fail, type Failure } from "../http/api-error.ts";
 import type { AppEnv } from "../http/app-env.ts";
+import { failureResponse } from "../http/error-response.ts";
 import { H } from "../http/headers.ts";
+import { STORE_RETRY_AFTER_S, storeUnavailable } from "../http/store-unavailable.ts";
 import { newRequestId } from "../http/request-id.ts";
 import { MAX_BODY_BYTES, announcedLength, parseMultipart, readBodyCapped } from "../http/read-body.ts";
 import type { InvalidKeyGuard, Permit } from "../limits/index.ts";
@@ -17,11 +19,10 @@ import { PRODUCT_PATH } from "../product/app.ts";
 import { reserveAmountForSize, priceForPixels } from "../billing/prices.ts";
 import { authenticate } from "./authenticate.ts";
 import { forcedSize, TEST_KEY_SIZE } from "./test-key.ts";
-import { isStoreUnavailable } from "./store-errors.ts";
 import { clientIp } from "./client-ip.ts";
 import type { GatewayDeps, GatewayObserver } from "./deps.ts";
 import type { KeyContext, RequestLogRow } from "./ports.ts";
-import { failureResponse, successResponse, wantsJson } from "./reply.ts";
+import { successResponse, wantsJson } from "./reply.ts";
 import { callProduct } from "./upstream.ts";
 import { captureSettled } from "./capture.ts";
 import { rateLimitHeaders, TEST_PER_MINUTE, TEST_WINDOW_MS, testMinuteKey } from "./rate-headers.ts";
@@ -65,9 +66,9 @@ export function registerRemoveBg(app: Hono<AppEnv>, deps: GatewayDeps, guard: In
     try {
       res = await handle(c.req.raw, c.env, ctx, deps, guard, holds);
     } catch (err) {
-      const storeDown = isStoreUnavailable(err);
+      const storeDown = storeUnavailable(err);
       deps.log({ level: "error", msg: storeDown ? "store unavailable" : "removebg failed", requestId, err: err instanceof Error ? err.stack : String(err) });
-      const f = storeDown ? fail("service_unavailable", "A backing store is unavailable; nothing was charged", 5) : fail("internal_error");
+      const f = storeDown ?? fail("internal_error");
       ctx.row.errorCode = f.code;
       res = failureResponse(requestId, f, ctx.headers);
     } finally {
@@ -209,17 +210,20 @@ async function handle(req: Request, env: unknown, ctx: CallState, deps: GatewayD
   } else if (key.kind === "live") {
     const reserved = reserveAmountForSize(size);
     const price = Math.min(reserved, priceForPixels(outcome.image.width * outcome.image.height));
-    let charge;
-    try {
-      // Asked again while the store is away, up to the deadline: a lost reply may hide a charge that stands.
-      const retry = { deadlineAt: ctx.receivedAt + deps.settings.deadlineMs, now: deps.now, sleep: deps.sleep };
-      charge = await timed(deps, "capture", () => captureSettled(deps.ports.capture, ctx.requestId, price, retry));
-    } catch (err) {
-      // Refused, so certainly not charged: the hold is released by the undo step.
-      deps.log({ level: "error", msg: "capture failed", requestId: ctx.requestId, err: err instanceof Error ? err.message : String(err) });
-      return reject(fail("service_unavailable", "Billing is temporarily unavailable; nothing was charged", 5));
+    // Asked again while the store is away, up to the deadline: a lost reply may hide a charge that stands.
+    const retry = { deadlineAt: ctx.receivedAt + deps.settings.deadlineMs, now: deps.now, sleep: deps.sleep };
+    const charge = await timed(deps, "capture", () => captureSettled(deps.ports.capture, ctx.requestId, price, retry));
+    if (charge.kind === "refused") {
+      // The ledger says why (the hold had already been released or is gone): certainly not charged.
+      deps.log({ level: "error", msg: "capture refused", requestId: ctx.requestId, code: charge.refusal.code, err: charge.refusal.title });
+      return reject(fail("service_unavailable", `${charge.refusal.title ?? "The charge was refused"}; nothing was charged`, STORE_RETRY_AFTER_S));
     }
-    if (charge.known) {
+    if (charge.kind === "failed") {
+      // The capture did not run: not charged, and the undo step releases the hold.
+      deps.log({ level: "error", msg: "capture failed", requestId: ctx.requestId, err: charge.error instanceof Error ? charge.error.message : String(charge.error) });
+      return reject(fail("service_unavailable", "Billing is temporarily unavailable; nothing was charged", STORE_RETRY_AFTER_S));
+    }
+    if (charge.kind === "charged") {
       ctx.row.chargedKrw = charge.charge.chargedKrw;
       ctx.headers[H.chargedKrw] = String(charge.charge.chargedKrw);
       ctx.headers[H.balanceKrw] = String(charge.charge.balanceKrw);

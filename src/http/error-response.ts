@@ -1,5 +1,8 @@
 // Renders the one error envelope of the spec: {"errors":[{"title","code"}]},
-// always with X-PD-Request-Id, and Retry-After when the failure carries one.
+// always with X-PD-Request-Id, and Retry-After when the failure carries one. The only
+// renderer: the gateway, the product service and the shared error handler all answer
+// a Failure through failureResponse (or errorResponse, for a code without a value).
+import type { Failure } from "./api-error.ts";
 import { ERRORS, type ErrorCode } from "./error-catalogue.ts";
 import { H } from "./headers.ts";
 
@@ -23,6 +26,11 @@ export function errorResponse(
   // the body (a stream tee costs ten times the rest of their work).
   Object.defineProperty(res, ERROR_CODE, { value: code });
   return res;
+}
+
+/** A failure value's answer; `extraHeaders` are the ones the route adds to every answer (e.g. X-PD-Test-Size). */
+export function failureResponse(requestId: string, f: Failure, extraHeaders?: Record<string, string>): Response {
+  return errorResponse(requestId, f.code, f.title, f.retryAfter, extraHeaders);
 }
 
 const ERROR_CODE = Symbol("pixeldrop.errorCode");

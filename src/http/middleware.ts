@@ -3,7 +3,7 @@
 import type { Context, Hono, MiddlewareHandler } from "hono";
 import { ApiError, type Failure } from "./api-error.ts";
 import type { AppEnv } from "./app-env.ts";
-import { errorResponse } from "./error-response.ts";
+import { errorResponse, failureResponse } from "./error-response.ts";
 import { H } from "./headers.ts";
 import { newRequestId } from "./request-id.ts";
 
@@ -33,11 +33,11 @@ export function installErrorHandling(
   app.notFound((c) => errorResponse(c.get("requestId") ?? newRequestId(), "not_found", `No route for ${c.req.method} ${c.req.path}`));
   app.onError((err, c: Context<AppEnv>) => {
     const requestId = c.get("requestId") ?? newRequestId();
-    if (err instanceof ApiError) return errorResponse(requestId, err.code, err.title, err.retryAfter);
+    if (err instanceof ApiError) return failureResponse(requestId, err.failure());
     const known = classify(err);
     if (known) {
       log({ level: "warn", msg: known.title ?? known.code, requestId, err: err instanceof Error ? err.message : String(err) });
-      return errorResponse(requestId, known.code, known.title, known.retryAfter);
+      return failureResponse(requestId, known);
     }
     log({ level: "error", msg: "unhandled error", requestId, err: err instanceof Error ? err.stack : String(err) });
     return errorResponse(requestId, "internal_error");

@@ -2,7 +2,7 @@
 // authorised and paid for by the gateway. Answers the PNG or a product error.
 import { Hono } from "hono";
 import { fail, type Failure } from "../http/api-error.ts";
-import { errorResponse } from "../http/error-response.ts";
+import { failureResponse } from "../http/error-response.ts";
 import { H, imageHeaders } from "../http/headers.ts";
 import { newRequestId } from "../http/request-id.ts";
 import { MAX_BODY_BYTES, parseMultipart, readBodyCapped, announcedLength } from "../http/read-body.ts";
@@ -45,7 +45,7 @@ export function createProductApp(deps: ProductDeps): Hono {
   app.post(PRODUCT_PATH, async (c) => {
     const req = c.req.raw;
     const requestId = req.headers.get(H.requestId) ?? newRequestId(deps.now());
-    const reply = (f: Failure) => errorResponse(requestId, f.code, f.title, f.retryAfter);
+    const reply = (f: Failure) => failureResponse(requestId, f);
 
     if (deps.isShuttingDown()) return reply(fail("shutting_down", undefined, 5));
     const engineState = deps.engine.state();

@@ -193,4 +193,28 @@ describe("errors are free", () => {
     assert.deepEqual(await balanceOf(g.h, c.orgId), { balanceKrw: 1000, availableKrw: 1000 });
     await assertNoOpenHold(g.h, c.orgId);
   });
+
+  test("a capture the ledger refuses (the hold was already released): 503 saying so, nothing charged", async () => {
+    const billing = g.h.services.billing;
+    const v = g.variant({
+      services: {
+        billing: {
+          ...billing,
+          // As the sweeper does to a hold that outlived its request: released before the capture.
+          capture: async (requestId: string, amountKrw: number) => {
+            await billing.release(requestId);
+            return billing.capture(requestId, amountKrw);
+          },
+        },
+      },
+    });
+    const c = await g.h.customer({ creditKrw: 1000 });
+    const res = await v.removebg(c.liveKey, { image_file: TINY_PNG });
+    const body = await res.clone().json();
+    await expectError(res, 503, "service_unavailable");
+    assert.match(body.errors[0].title, /already released; nothing was charged/);
+    assert.doesNotMatch(body.errors[0].title, /temporarily unavailable/);
+    assert.deepEqual(await balanceOf(g.h, c.orgId), { balanceKrw: 1000, availableKrw: 1000 });
+    await assertNoOpenHold(g.h, c.orgId);
+  });
 });
