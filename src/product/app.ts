@@ -4,6 +4,7 @@ import { Hono } from "hono";
 import { fail, type Failure } from "../http/api-error.ts";
 import { failureResponse } from "../http/error-response.ts";
 import { H, imageHeaders } from "../http/headers.ts";
+import { PRODUCT_PATH } from "../http/product-path.ts";
 import { newRequestId } from "../http/request-id.ts";
 import { MAX_BODY_BYTES, parseMultipart, readBodyCapped, announcedLength } from "../http/read-body.ts";
 import type { ByteBudget } from "../http/byte-budget.ts";
@@ -17,7 +18,7 @@ import { readRemoveParams } from "./params.ts";
 import type { StageTimings } from "./pipeline.ts";
 import { startUpRemainingMs } from "./warm-up.ts";
 
-export const PRODUCT_PATH = "/internal/v1/removebg";
+export { PRODUCT_PATH };
 
 export interface ProductDeps {
   engine: Engine;

@@ -14,7 +14,8 @@ import { installErrorHandling, requestIdMiddleware } from "../http/middleware.ts
 import { storeUnavailable } from "../http/store-unavailable.ts";
 import { gatewayObserver, httpMetrics, METRICS_PATH, productObserver, registerMetricsRoute } from "../metrics/index.ts";
 import { registerOpenApiRoutes } from "../openapi/routes.ts";
-import { createProductApp, PRODUCT_PATH } from "../product/app.ts";
+import { PRODUCT_PATH } from "../http/product-path.ts";
+import { createProductApp } from "../product/app.ts";
 import { gatewayPorts, toKeyLookup } from "./gateway-ports.ts";
 import { remoteProduct } from "./remote-product.ts";
 import type { Services } from "./services.ts";

@@ -3,7 +3,7 @@
 import type { Hono } from "hono";
 import { APP_DAILY_LIMIT_MAX_KRW, APP_MONTHLY_LIMIT_MAX_KRW, wonRange, type AppView } from "../../accounts/index.ts";
 import { checkAppName, checkLimit } from "../../accounts/validate.ts";
-import { appState, PRODUCTS, type AppState, type ProductId } from "../app-review.ts";
+import { appState, PRODUCTS, type AppState, type ProductId } from "../../accounts/index.ts";
 import type { ConsoleDeps, ConsoleStores } from "../deps.ts";
 import type { ConsoleEnv } from "../env.ts";
 import { errorPage, formOf, notFound, ownApp, page, wonField, type Ctx } from "../http.tsx";
