@@ -3,8 +3,8 @@
 import type { Db } from "../db/index.ts";
 import { fail, type Failure } from "../http/api-error.ts";
 
-export type ProductStatus = "available" | "discontinued" | "maintenance";
-const STATUSES: readonly ProductStatus[] = ["available", "discontinued", "maintenance"];
+export const PRODUCT_STATUSES = ["available", "discontinued", "maintenance"] as const;
+export type ProductStatus = (typeof PRODUCT_STATUSES)[number];
 
 export function createProductStatus({ db, now }: { db: Db; now: () => number }) {
   async function getProductStatus(): Promise<ProductStatus> {
@@ -13,7 +13,7 @@ export function createProductStatus({ db, now }: { db: Db; now: () => number }) 
   }
 
   async function setProductStatus(status: ProductStatus): Promise<{ ok: true } | Failure> {
-    if (!STATUSES.includes(status)) return fail("invalid_parameter", `Status must be one of ${STATUSES.join(", ")}`);
+    if (!(PRODUCT_STATUSES as readonly string[]).includes(status)) return fail("invalid_parameter", `Status must be one of ${PRODUCT_STATUSES.join(", ")}`);
     await db.query(
       `INSERT INTO product_status (singleton, status, updated_at) VALUES (true, $1, $2)
        ON CONFLICT (singleton) DO UPDATE SET status = EXCLUDED.status, updated_at = EXCLUDED.updated_at`,

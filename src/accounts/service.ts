@@ -1,5 +1,5 @@
 // The accounts service: users, organizations, apps and the product's sale status,
-// gathered behind one factory so main.ts wires a single object.
+// gathered behind one factory so src/wiring/services.ts wires a single object.
 import type { Db } from "../db/index.ts";
 import { createOrgs } from "./orgs.ts";
 import { createApps } from "./apps.ts";

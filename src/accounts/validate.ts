@@ -1,4 +1,7 @@
 // Input checks for account changes. Each returns an error title, or null when fine.
+// The bounds are defined here only: the service checks them, and the operator API's
+// schemas (src/admin), the OpenAPI document built from those schemas and the console's
+// forms read them (test/openapi/bounds.test.ts holds the document to them).
 
 /** Owner-settable org daily limit (interface spec §8): 0 to 1,000,000 KRW. */
 export const ORG_DAILY_LIMIT_MAX_KRW = 1_000_000;
@@ -8,9 +11,14 @@ export const APP_DAILY_LIMIT_MAX_KRW = ORG_DAILY_LIMIT_MAX_KRW;
 export const APP_MONTHLY_LIMIT_MAX_KRW = 31 * ORG_DAILY_LIMIT_MAX_KRW;
 export const APP_NAME_MAX = 100;
 
+/** "0 to 1,000,000": how a bound is written in titles and form hints. */
+export function wonRange(max: number): string {
+  return `0 to ${max.toLocaleString("en-US")}`;
+}
+
 export function checkLimit(value: number, max: number, what: string): string | null {
   if (!Number.isSafeInteger(value) || value < 0 || value > max) {
-    return `${what} must be a whole number of won from 0 to ${max.toLocaleString("en-US")}`;
+    return `${what} must be a whole number of won from ${wonRange(max)}`;
   }
   return null;
 }

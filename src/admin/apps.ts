@@ -1,14 +1,22 @@
 // Operator routes for apps: create under an org, patch (product switch, limits).
 import type { Hono } from "hono";
 import { z } from "zod";
+import { APP_DAILY_LIMIT_MAX_KRW, APP_MONTHLY_LIMIT_MAX_KRW, APP_NAME_MAX } from "../accounts/index.ts";
 import type { AppEnv } from "../http/app-env.ts";
 import { jsonBody } from "./json-body.ts";
 import { found, unwrap, view, type AdminDeps } from "./deps.ts";
 
-export const CreateApp = z.object({ name: z.string().min(1).max(100), productEnabled: z.boolean().optional() }).strict();
-const limit = z.number().int().min(0).max(1_000_000_000).nullable().optional();
+// Bounds from src/accounts/validate.ts, which the service enforces (one definition).
+const name = z.string().min(1).max(APP_NAME_MAX);
+const limit = (max: number) => z.number().int().min(0).max(max).nullable().optional();
+export const CreateApp = z.object({ name, productEnabled: z.boolean().optional() }).strict();
 export const PatchApp = z
-  .object({ productEnabled: z.boolean().optional(), dailyLimitKrw: limit, monthlyLimitKrw: limit, name: z.string().min(1).max(100).optional() })
+  .object({
+    productEnabled: z.boolean().optional(),
+    dailyLimitKrw: limit(APP_DAILY_LIMIT_MAX_KRW),
+    monthlyLimitKrw: limit(APP_MONTHLY_LIMIT_MAX_KRW),
+    name: name.optional(),
+  })
   .strict();
 
 export function registerAppRoutes(app: Hono<AppEnv>, d: AdminDeps): void {

@@ -1,6 +1,7 @@
 // Operator routes for organizations: create (verified owner + org), read, patch, credit.
 import type { Hono } from "hono";
 import { z } from "zod";
+import { ORG_DAILY_LIMIT_MAX_KRW } from "../accounts/index.ts";
 import type { AppEnv } from "../http/app-env.ts";
 import { jsonBody } from "./json-body.ts";
 import { found, unwrap, view, type AdminDeps } from "./deps.ts";
@@ -8,7 +9,7 @@ import { found, unwrap, view, type AdminDeps } from "./deps.ts";
 export const CreateOrg = z.object({ email: z.string().min(3).max(254) }).strict();
 export const PatchOrg = z
   .object({
-    dailyLimitKrw: z.number().int().min(0).max(1_000_000).optional(),
+    dailyLimitKrw: z.number().int().min(0).max(ORG_DAILY_LIMIT_MAX_KRW).optional(),
     refundPending: z.boolean().optional(),
     testQuota: z.enum(["monthly", "lifetime"]).optional(),
   })

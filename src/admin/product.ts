@@ -1,11 +1,12 @@
 // Operator routes for the product's sale status and for looking up one request.
 import type { Hono } from "hono";
 import { z } from "zod";
+import { PRODUCT_STATUSES } from "../accounts/index.ts";
 import type { AppEnv } from "../http/app-env.ts";
 import { jsonBody } from "./json-body.ts";
 import { found, unwrap, type AdminDeps } from "./deps.ts";
 
-export const PutProduct = z.object({ status: z.enum(["available", "discontinued", "maintenance"]) }).strict();
+export const PutProduct = z.object({ status: z.enum(PRODUCT_STATUSES) }).strict();
 
 export function registerProductRoutes(app: Hono<AppEnv>, d: AdminDeps): void {
   app.put("/product", async (c) => {

@@ -2,12 +2,25 @@
 // call of pd_idempotency_claim, which serialises concurrent requests with one key on
 // the key's row; what the outcomes mean is in src/gateway/idempotency.ts.
 import type { Db } from "../db/index.ts";
-import { IDEMPOTENCY_TTL_MS, type ClaimOutcome, type IdempotencyPort } from "../gateway/idempotency.ts";
+
+/** How long a key is remembered, from its first request. */
+export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
+
+export type ClaimOutcome = "fresh" | "replay" | "mismatch" | "in_use";
+
+/** The claims the gateway makes (its IdempotencyPort is this shape; the store owns it). */
+export interface IdempotencyClaims {
+  claim(c: { appId: string; key: string; fingerprint: string; requestId: string; leaseUntil: number }): Promise<ClaimOutcome>;
+  /** The owning attempt delivered its result. */
+  complete(c: { appId: string; key: string; requestId: string }): Promise<void>;
+  /** The owning attempt failed: the key keeps nothing (only when `requestId` still owns it). */
+  forget(c: { appId: string; key: string; requestId: string }): Promise<void>;
+}
 
 const OUTCOMES: ReadonlySet<string> = new Set(["fresh", "replay", "mismatch", "in_use"]);
 const PURGE_BATCH = 1000;
 
-export function createIdempotencyStore({ db, now }: { db: Db; now: () => number }): IdempotencyPort & { purgeExpired(): Promise<number> } {
+export function createIdempotencyStore({ db, now }: { db: Db; now: () => number }): IdempotencyClaims & { purgeExpired(): Promise<number> } {
   return {
     async claim({ appId, key, fingerprint, requestId, leaseUntil }) {
       const t = now();

@@ -15,7 +15,6 @@ export {
   priceForPixels,
   PREVIEW_PRICE_KRW,
   FULL_PRICE_KRW,
-  PREVIEW_MAX_PIXELS,
-  type SizeParam,
+  PRICE_KRW,
 } from "./prices.ts";
 export type { SpendNow } from "./spend.ts";

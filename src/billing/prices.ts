@@ -1,26 +1,19 @@
-// Price tiers (interface spec, Endpoints): the amount reserved before processing
-// follows the requested `size`; the amount captured follows the output's pixels.
+// Prices (interface spec, Endpoints): one amount per tier. Which tier a size or an
+// output is in is src/imaging/tiers.ts's rule; this file only says what a tier costs.
+// The amount reserved before processing follows the requested size's tier (the most
+// the call can cost); the amount captured follows the output's pixels.
+import { tierOfPixels, tierOfSize, type Size, type Tier } from "../imaging/tiers.ts";
 
-export const PREVIEW_PRICE_KRW = 22;
-export const FULL_PRICE_KRW = 110;
-/** Outputs of at most this many pixels (0.25 MP) are charged at the preview price. */
-export const PREVIEW_MAX_PIXELS = 250_000;
-
-export type SizeParam = "preview" | "small" | "regular" | "auto" | "full";
+export const PRICE_KRW: Readonly<Record<Tier, number>> = { preview: 22, full: 110 };
+export const PREVIEW_PRICE_KRW = PRICE_KRW.preview;
+export const FULL_PRICE_KRW = PRICE_KRW.full;
 
 /** preview|small|regular → 22; auto|full|omitted → 110 (the largest it could cost). */
-export function reserveAmountForSize(size: SizeParam | undefined): number {
-  switch (size) {
-    case "preview":
-    case "small":
-    case "regular":
-      return PREVIEW_PRICE_KRW;
-    default:
-      return FULL_PRICE_KRW;
-  }
+export function reserveAmountForSize(size: Size | undefined): number {
+  return PRICE_KRW[tierOfSize(size)];
 }
 
 /** The charge for an output of `pixels` (width × height). */
 export function priceForPixels(pixels: number): number {
-  return pixels <= PREVIEW_MAX_PIXELS ? PREVIEW_PRICE_KRW : FULL_PRICE_KRW;
+  return PRICE_KRW[tierOfPixels(pixels)];
 }

@@ -7,10 +7,12 @@
 // What this cannot cover (docs/RELIABILITY.md "Money windows"): a process that dies
 // with holds still pending, and an outage longer than the hold's life (the sweeper then
 // releases the hold and the call stays free); both are logged, neither overcharges.
-import { isStoreUnavailable } from "../gateway/store-errors.ts";
+import type { Failure } from "../http/api-error.ts";
+import { isStoreUnavailable } from "../http/store-unavailable.ts";
 
 export interface ReconcilerDeps {
-  capture: (requestId: string, amountKrw: number) => Promise<unknown>;
+  /** The ledger's capture: a refusal is a value; a store outage throws. */
+  capture: (requestId: string, amountKrw: number) => Promise<{ ok: true } | Failure>;
   log: (e: Record<string, unknown>) => void;
   /** Pause between rounds while holds are pending. */
   intervalMs?: number;
@@ -49,15 +51,21 @@ export function createReconciler(d: ReconcilerDeps): Reconciler {
     for (const [requestId, { amountKrw, afterCapture }] of [...pending]) {
       try {
         // Asked again each round until the step after it is done too (a capture is idempotent).
-        await d.capture(requestId, amountKrw);
+        const captured = await d.capture(requestId, amountKrw);
+        if (!captured.ok) {
+          // Refused (e.g. the sweeper released it after a very long outage): the call stays free.
+          pending.delete(requestId);
+          d.log({ level: "error", msg: "reconcile capture refused", requestId, amountKrw, err: `${captured.code}: ${captured.title ?? ""}` });
+          continue;
+        }
         await afterCapture?.();
         pending.delete(requestId);
         d.log({ level: "warn", msg: "reconciled capture", requestId, amountKrw });
       } catch (err) {
         if (isStoreUnavailable(err)) continue; // still away: next round
-        // Refused (e.g. the sweeper released it after a very long outage): the call stays free.
+        // Not an outage: a bug, which asking again will not mend. The call stays free.
         pending.delete(requestId);
-        d.log({ level: "error", msg: "reconcile capture refused", requestId, amountKrw, err: err instanceof Error ? err.message : String(err) });
+        d.log({ level: "error", msg: "reconcile capture failed", requestId, amountKrw, err: err instanceof Error ? err.message : String(err) });
       }
     }
     return pending.size;

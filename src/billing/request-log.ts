@@ -3,7 +3,7 @@
 // the same request ID again overwrites the row, so the final state wins.
 import type { Db } from "../db/index.ts";
 import { createGroupWriter } from "./group-writer.ts";
-import { isStoreUnavailable } from "../gateway/store-errors.ts";
+import { isStoreUnavailable } from "../http/store-unavailable.ts";
 import { kstDay } from "./kst.ts";
 
 export interface RequestLogRow {

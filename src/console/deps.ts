@@ -8,7 +8,7 @@ import type { KeyService } from "../keys/index.ts";
 import type { Mailer } from "../mail/index.ts";
 import { createTopups, type PaymentProvider, type Topups } from "../payments/index.ts";
 import { createAccountFlow, type AccountFlow } from "./account-flow.ts";
-import { createAppReview, type AppReview } from "./app-review.ts";
+import { createAppReview, type AppReview } from "../accounts/index.ts";
 import { createLoginLinks, LINK_TTL_MS } from "./login-links.ts";
 import { createMailRate, DEFAULT_MAIL_LIMITS, type MailRateLimits } from "./mail-rate.ts";
 import { createSessions, type Sessions } from "./sessions.ts";

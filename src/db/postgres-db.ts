@@ -8,8 +8,8 @@
 // that survived could also stay wedged with a stale write timer. pg reports the same
 // events as rejected queries and 'error' events we can handle.
 //
-// Store outages must surface as errors the gateway recognises (src/gateway/store-errors.ts
-// classifies by `.code`): pg's own "connection ended" errors carry no code, so they are
+// Store outages must surface as errors the service recognises (isDbUnavailable in
+// src/db/errors.ts classifies by `.code`): pg's own "connection ended" errors carry no code, so they are
 // re-thrown as DbUnavailableError with the SQLSTATE class 08 code.
 import pg from "pg";
 import type { Db } from "./types.ts";

@@ -8,13 +8,14 @@ import type { InvalidKeyGuard } from "../limits/index.ts";
 import { authenticate } from "./authenticate.ts";
 import { clientIp } from "./client-ip.ts";
 import type { GatewayDeps } from "./deps.ts";
-import { failureResponse } from "./reply.ts";
+import { failureResponse } from "../http/error-response.ts";
+import { TEST_KEY_SIZE } from "./test-key.ts";
 
 export function registerAccount(app: Hono<AppEnv>, deps: GatewayDeps, guard: InvalidKeyGuard): void {
   app.get("/v1.0/account", async (c) => {
     const requestId = c.get("requestId") ?? newRequestId(deps.now());
     const auth = await authenticate(c.req.header("x-api-key") ?? null, clientIp(c.req.raw, c.env, deps), deps.ports, guard);
-    if (!auth.ok) return failureResponse(requestId, auth, {});
+    if (!auth.ok) return failureResponse(requestId, auth);
     const key = auth.key;
     const headers = { [H.requestId]: requestId };
     if (key.kind === "test") {
@@ -22,7 +23,7 @@ export function registerAccount(app: Hono<AppEnv>, deps: GatewayDeps, guard: Inv
       return c.json(
         { data: { kind: "test", testCallsRemaining: remaining, testQuota: key.testQuota } },
         200,
-        { ...headers, [H.testSize]: "preview", [H.testRemaining]: String(remaining) },
+        { ...headers, [H.testSize]: TEST_KEY_SIZE, [H.testRemaining]: String(remaining) },
       );
     }
     const b = await deps.ports.balances(key.orgId);

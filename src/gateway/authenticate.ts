@@ -1,10 +1,9 @@
 // X-Api-Key → key context. IPs that keep sending bad keys are turned away before any
 // database lookup (spec §5.9), so key guessing costs us a counter check, not a query.
 import { fail, type Failure } from "../http/api-error.ts";
+import { isWellFormedKey } from "../keys/format.ts";
 import type { InvalidKeyGuard } from "../limits/index.ts";
 import type { GatewayPorts, KeyContext } from "./ports.ts";
-
-const KEY_SHAPE = /^pd_(test|live)_[0-9A-Za-z]{32,128}$/;
 
 export async function authenticate(
   keyText: string | null,
@@ -26,7 +25,8 @@ export async function authenticate(
     return fail("invalid_api_key", title);
   };
   if (!keyText) return invalid("Missing API key: send it in the X-Api-Key header");
-  if (!KEY_SHAPE.test(keyText)) return invalid("Malformed API key");
+  // The shape the key service issues (src/keys/format.ts): anything else is never looked up.
+  if (!isWellFormedKey(keyText)) return invalid("Malformed API key");
   const found = await ports.lookupKey(keyText);
   if (!found.ok) {
     if (found.code === "key_suspended") return fail("key_suspended");

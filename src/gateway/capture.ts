@@ -11,9 +11,11 @@
 // takes 10–30 s; the deadline is 140 s). If the deadline comes with the outcome still
 // unknown, the caller delivers the image (the work is done) and hands the hold to the
 // reconciler (src/billing/reconciler.ts), which captures it once the store is back:
-// an error is never answered for a call that may have been charged. Any failure other
-// than a store outage (the hold was refused) is final and known: nothing was charged.
-import { isStoreUnavailable } from "./store-errors.ts";
+// an error is never answered for a call that may have been charged. A refusal by the
+// ledger (the hold had already been released or is gone) is a value and final: nothing
+// was charged. Any other error is final too: the capture did not run.
+import type { Failure } from "../http/api-error.ts";
+import { isStoreUnavailable } from "../http/store-unavailable.ts";
 
 export interface Charge {
   chargedKrw: number;
@@ -31,10 +33,18 @@ export interface CaptureRetry {
 export const CAPTURE_FIRST_WAIT_MS = 500;
 export const CAPTURE_MAX_WAIT_MS = 2_000;
 
-export type CaptureOutcome = { known: true; charge: Charge } | { known: false; lastError: unknown };
+export type CaptureOutcome =
+  /** Charged (now or by an earlier try whose reply was lost). */
+  | { kind: "charged"; charge: Charge }
+  /** The ledger refused: not charged, and the hold is no longer open. */
+  | { kind: "refused"; refusal: Failure }
+  /** The capture failed with an error that is not an outage: it did not run, nothing was charged. */
+  | { kind: "failed"; error: unknown }
+  /** The store stayed away until the deadline: it may or may not have been charged. */
+  | { kind: "unknown"; lastError: unknown };
 
 export async function captureSettled(
-  capture: (requestId: string, amountKrw: number) => Promise<Charge>,
+  capture: (requestId: string, amountKrw: number) => Promise<({ ok: true } & Charge) | Failure>,
   requestId: string,
   amountKrw: number,
   o: CaptureRetry,
@@ -42,10 +52,11 @@ export async function captureSettled(
   let waitMs = CAPTURE_FIRST_WAIT_MS;
   for (;;) {
     try {
-      return { known: true, charge: await capture(requestId, amountKrw) };
+      const r = await capture(requestId, amountKrw);
+      return r.ok ? { kind: "charged", charge: { chargedKrw: r.chargedKrw, balanceKrw: r.balanceKrw } } : { kind: "refused", refusal: r };
     } catch (err) {
-      if (!isStoreUnavailable(err)) throw err;
-      if (o.now() + waitMs >= o.deadlineAt) return { known: false, lastError: err };
+      if (!isStoreUnavailable(err)) return { kind: "failed", error: err };
+      if (o.now() + waitMs >= o.deadlineAt) return { kind: "unknown", lastError: err };
       await o.sleep(waitMs);
       waitMs = Math.min(waitMs * 2, CAPTURE_MAX_WAIT_MS);
     }

@@ -1,4 +1,4 @@
-// Everything the public gateway is built from; assembled in main.ts.
+// Everything the public gateway is built from; assembled in src/wiring/app.ts.
 import type { Limiter } from "../limits/index.ts";
 import type { ByteBudget } from "../http/byte-budget.ts";
 import type { GatewayPorts } from "./ports.ts";

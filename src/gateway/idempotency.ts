@@ -7,27 +7,18 @@
 // - the same key with another request: 422 idempotency_key_reused; while the first
 //   is still running (or its charge is being settled): 409 idempotency_key_in_use;
 // - a request that ends in an error keeps nothing: its claim is given back.
+import type { IdempotencyClaims } from "../billing/idempotency.ts";
 import { fail, type Failure } from "../http/api-error.ts";
 import { H } from "../http/headers.ts";
 
 export const IDEMPOTENCY_HEADER = H.idempotencyKey;
 export const REPLAYED_HEADER = H.replayed;
 export const IDEMPOTENCY_KEY_MAX = 255;
-/** How long a key is remembered, from its first request. */
-export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
 /** Retry-After of 409: the first request is seconds from its end; ask again soon. */
 export const IN_USE_RETRY_AFTER_S = 2;
 
-export type ClaimOutcome = "fresh" | "replay" | "mismatch" | "in_use";
-
-/** What the gateway needs from the store (src/billing/idempotency.ts implements it). */
-export interface IdempotencyPort {
-  claim(c: { appId: string; key: string; fingerprint: string; requestId: string; leaseUntil: number }): Promise<ClaimOutcome>;
-  /** The owning attempt delivered its result. */
-  complete(c: { appId: string; key: string; requestId: string }): Promise<void>;
-  /** The owning attempt failed: the key keeps nothing (only when `requestId` still owns it). */
-  forget(c: { appId: string; key: string; requestId: string }): Promise<void>;
-}
+/** What the gateway needs from the store: the claims src/billing/idempotency.ts defines and keeps. */
+export type IdempotencyPort = IdempotencyClaims;
 
 // Printable ASCII (0x21–0x7E) plus inner spaces; leading and trailing spaces are not
 // part of a header value anyway.

@@ -2,7 +2,7 @@
 // charged call is the customer's record of that charge (usage page, support), so it is
 // asked again a few times like the capture before it; other rows (errors, test calls)
 // get one try, so an outage does not slow every refusal down.
-import { isStoreUnavailable } from "./store-errors.ts";
+import { isStoreUnavailable } from "../http/store-unavailable.ts";
 
 /**
  * Waits between tries of a charged call's row (4 tries). Few: against a frozen store each

@@ -1,9 +1,10 @@
-// What the gateway needs from the stores, as narrow functions. main.ts adapts the
+// What the gateway needs from the stores, as narrow functions. src/wiring/gateway-ports.ts adapts the
 // billing, keys and accounts services to this shape, and tests can see at a glance
 // what the gateway touches.
 import type { Failure } from "../http/api-error.ts";
 import type { RequestLogRow } from "../billing/request-log.ts";
 import type { IdempotencyPort } from "./idempotency.ts";
+import type { ProductStatus } from "../accounts/product-status.ts";
 
 export interface KeyContext {
   keyId: string;
@@ -17,7 +18,8 @@ export interface KeyContext {
   testQuota: "monthly" | "lifetime";
 }
 
-export type ProductStatus = "available" | "discontinued" | "maintenance";
+/** The operator's switch (src/accounts/product-status.ts owns the values). */
+export type { ProductStatus } from "../accounts/product-status.ts";
 
 /** The request-log row is the billing module's own shape (one definition). */
 export type { RequestLogRow } from "../billing/request-log.ts";
@@ -27,7 +29,8 @@ export interface GatewayPorts {
   touchKey(keyId: string): Promise<void>;
   productStatus(): Promise<ProductStatus>;
   reserve(h: { requestId: string; orgId: string; appId: string; amountKrw: number }): Promise<{ ok: true } | Failure>;
-  capture(requestId: string, amountKrw: number): Promise<{ chargedKrw: number; balanceKrw: number }>;
+  /** Like reserve, a refusal is a value; a store outage throws (asked again, src/gateway/capture.ts). */
+  capture(requestId: string, amountKrw: number): Promise<{ ok: true; chargedKrw: number; balanceKrw: number } | Failure>;
   release(requestId: string): Promise<void>;
   balances(orgId: string): Promise<{ balanceKrw: number; availableKrw: number }>;
   /** Takes one free call; remaining is what is left after this one. */

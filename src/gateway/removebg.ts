@@ -5,21 +5,24 @@
 import type { Hono } from "hono";
 import { fail, type Failure } from "../http/api-error.ts";
 import type { AppEnv } from "../http/app-env.ts";
+import { failureResponse } from "../http/error-response.ts";
 import { H } from "../http/headers.ts";
+import { PRODUCT_PATH } from "../http/product-path.ts";
+import { STORE_RETRY_AFTER_S, storeUnavailable } from "../http/store-unavailable.ts";
 import { newRequestId } from "../http/request-id.ts";
 import { MAX_BODY_BYTES, announcedLength, parseMultipart, readBodyCapped } from "../http/read-body.ts";
 import type { InvalidKeyGuard, Permit } from "../limits/index.ts";
 import { createHoldClock, type HoldClock } from "../limits/hold-clock.ts";
 import { retryAfterSeconds } from "../http/retry-after.ts";
-import { readRemoveParams, isPreviewSize, type Size } from "../product/params.ts";
-import { PRODUCT_PATH } from "../product/app.ts";
+import { readRemoveParams } from "../product/params.ts";
+import { tierOfSize, type Size } from "../imaging/tiers.ts";
 import { reserveAmountForSize, priceForPixels } from "../billing/prices.ts";
 import { authenticate } from "./authenticate.ts";
-import { isStoreUnavailable } from "./store-errors.ts";
+import { forcedSize, TEST_KEY_SIZE } from "./test-key.ts";
 import { clientIp } from "./client-ip.ts";
 import type { GatewayDeps, GatewayObserver } from "./deps.ts";
 import type { KeyContext, RequestLogRow } from "./ports.ts";
-import { failureResponse, successResponse, wantsJson } from "./reply.ts";
+import { successResponse, wantsJson } from "./reply.ts";
 import { callProduct } from "./upstream.ts";
 import { captureSettled } from "./capture.ts";
 import { rateLimitHeaders, TEST_PER_MINUTE, TEST_WINDOW_MS, testMinuteKey } from "./rate-headers.ts";
@@ -30,7 +33,8 @@ import { writeLogRow } from "./log-write.ts";
 /** An Idempotency-Key stays claimed by its request this long past the request's deadline. */
 const IDEMPOTENCY_LEASE_MARGIN_MS = 10_000;
 
-interface Ctx {
+/** What one paid call has taken and learnt so far (not the console's Hono context `Ctx`). */
+interface CallState {
   requestId: string;
   receivedAt: number;
   row: RequestLogRow;
@@ -50,7 +54,7 @@ export function registerRemoveBg(app: Hono<AppEnv>, deps: GatewayDeps, guard: In
   app.post("/v1.0/removebg", async (c) => {
     const receivedAt = deps.now();
     const requestId = c.get("requestId") ?? newRequestId(receivedAt);
-    const ctx: Ctx = {
+    const ctx: CallState = {
       requestId,
       receivedAt,
       row: { requestId, receivedAt, status: 0, chargedKrw: 0, attempts: 0 },
@@ -62,9 +66,9 @@ export function registerRemoveBg(app: Hono<AppEnv>, deps: GatewayDeps, guard: In
     try {
       res = await handle(c.req.raw, c.env, ctx, deps, guard, holds);
     } catch (err) {
-      const storeDown = isStoreUnavailable(err);
+      const storeDown = storeUnavailable(err);
       deps.log({ level: "error", msg: storeDown ? "store unavailable" : "removebg failed", requestId, err: err instanceof Error ? err.stack : String(err) });
-      const f = storeDown ? fail("service_unavailable", "A backing store is unavailable; nothing was charged", 5) : fail("internal_error");
+      const f = storeDown ?? fail("internal_error");
       ctx.row.errorCode = f.code;
       res = failureResponse(requestId, f, ctx.headers);
     } finally {
@@ -111,19 +115,20 @@ async function stampRateLimit(res: Response, key: KeyContext, deps: GatewayDeps)
   }
 }
 
-async function handle(req: Request, env: unknown, ctx: Ctx, deps: GatewayDeps, guard: InvalidKeyGuard, holds: HoldClock): Promise<Response> {
+async function handle(req: Request, env: unknown, ctx: CallState, deps: GatewayDeps, guard: InvalidKeyGuard, holds: HoldClock): Promise<Response> {
   const reject = (f: Failure) => {
     ctx.row.errorCode = f.code;
     return failureResponse(ctx.requestId, f, ctx.headers);
   };
   const ip = clientIp(req, env, deps);
+  ctx.row.ip = ip;
   const auth = await timed(deps, "authenticate", () => authenticate(req.headers.get("x-api-key"), ip, deps.ports, guard));
   if (!auth.ok) return reject(auth);
   const key = auth.key;
   ctx.key = key;
   Object.assign(ctx.row, { orgId: key.orgId, appId: key.appId, keyId: key.keyId, keyKind: key.kind });
   if (key.kind === "test") {
-    ctx.headers[H.testSize] = "preview";
+    ctx.headers[H.testSize] = TEST_KEY_SIZE;
     ctx.testQuota = { orgId: key.orgId, lifetime: key.testQuota === "lifetime" };
   }
   void deps.ports.touchKey(key.keyId).catch(() => {});
@@ -149,8 +154,9 @@ async function handle(req: Request, env: unknown, ctx: Ctx, deps: GatewayDeps, g
   const params = await readRemoveParams(form.form);
   if (!params.ok) return reject(params);
 
-  const size: Size | undefined = key.kind === "test" ? "preview" : params.size;
-  ctx.row.tier = isPreviewSize(size) ? "preview" : "full";
+  const forced = forcedSize(key.kind);
+  const size = forced ?? params.size;
+  ctx.row.tier = tierOfSize(size);
 
   // Idempotency-Key: a replay of a request that succeeded runs the model again and charges nothing.
   const leaseMs = deps.settings.deadlineMs + IDEMPOTENCY_LEASE_MARGIN_MS;
@@ -177,7 +183,7 @@ async function handle(req: Request, env: unknown, ctx: Ctx, deps: GatewayDeps, g
             [H.deadline]: String(ctx.receivedAt + deps.settings.deadlineMs),
             [H.queueKey]: key.keyId,
             [H.callClass]: key.kind,
-            ...(key.kind === "test" ? { [H.forceSize]: "preview" } : {}),
+            ...(forced ? { [H.forceSize]: forced } : {}),
           },
           signal,
         }),
@@ -196,23 +202,28 @@ async function handle(req: Request, env: unknown, ctx: Ctx, deps: GatewayDeps, g
   ctx.row.attempts = outcome.attempts;
   if (!outcome.ok) return reject(outcome);
   ctx.row.processingMs = outcome.image.processingMs;
+  ctx.row.width = outcome.image.width;
+  ctx.row.height = outcome.image.height;
 
   if (key.kind === "live" && replay) {
     await stampReplayBalance(key.orgId, ctx, deps);
   } else if (key.kind === "live") {
     const reserved = reserveAmountForSize(size);
     const price = Math.min(reserved, priceForPixels(outcome.image.width * outcome.image.height));
-    let charge;
-    try {
-      // Asked again while the store is away, up to the deadline: a lost reply may hide a charge that stands.
-      const retry = { deadlineAt: ctx.receivedAt + deps.settings.deadlineMs, now: deps.now, sleep: deps.sleep };
-      charge = await timed(deps, "capture", () => captureSettled(deps.ports.capture, ctx.requestId, price, retry));
-    } catch (err) {
-      // Refused, so certainly not charged: the hold is released by the undo step.
-      deps.log({ level: "error", msg: "capture failed", requestId: ctx.requestId, err: err instanceof Error ? err.message : String(err) });
-      return reject(fail("service_unavailable", "Billing is temporarily unavailable; nothing was charged", 5));
+    // Asked again while the store is away, up to the deadline: a lost reply may hide a charge that stands.
+    const retry = { deadlineAt: ctx.receivedAt + deps.settings.deadlineMs, now: deps.now, sleep: deps.sleep };
+    const charge = await timed(deps, "capture", () => captureSettled(deps.ports.capture, ctx.requestId, price, retry));
+    if (charge.kind === "refused") {
+      // The ledger says why (the hold had already been released or is gone): certainly not charged.
+      deps.log({ level: "error", msg: "capture refused", requestId: ctx.requestId, code: charge.refusal.code, err: charge.refusal.title });
+      return reject(fail("service_unavailable", `${charge.refusal.title ?? "The charge was refused"}; nothing was charged`, STORE_RETRY_AFTER_S));
     }
-    if (charge.known) {
+    if (charge.kind === "failed") {
+      // The capture did not run: not charged, and the undo step releases the hold.
+      deps.log({ level: "error", msg: "capture failed", requestId: ctx.requestId, err: charge.error instanceof Error ? charge.error.message : String(charge.error) });
+      return reject(fail("service_unavailable", "Billing is temporarily unavailable; nothing was charged", STORE_RETRY_AFTER_S));
+    }
+    if (charge.kind === "charged") {
       ctx.row.chargedKrw = charge.charge.chargedKrw;
       ctx.headers[H.chargedKrw] = String(charge.charge.chargedKrw);
       ctx.headers[H.balanceKrw] = String(charge.charge.balanceKrw);
@@ -248,7 +259,7 @@ async function timed<T>(deps: GatewayDeps, stage: Parameters<GatewayObserver["st
 // of holding them for a whole deadline.
 
 /** Keeps the permits alive until the request's undo steps give them back. */
-function keepPermits(permits: { permits: Permit[]; release(): Promise<void> }, ctx: Ctx, deps: GatewayDeps): void {
+function keepPermits(permits: { permits: Permit[]; release(): Promise<void> }, ctx: CallState, deps: GatewayDeps): void {
   const lease = deps.settings.permitLeaseMs;
   const timer = setInterval(() => {
     for (const p of permits.permits) {
@@ -264,7 +275,7 @@ function keepPermits(permits: { permits: Permit[]; release(): Promise<void> }, c
 }
 
 /** A replay charges nothing; the balance is shown when the store answers. */
-async function stampReplayBalance(orgId: string, ctx: Ctx, deps: GatewayDeps): Promise<void> {
+async function stampReplayBalance(orgId: string, ctx: CallState, deps: GatewayDeps): Promise<void> {
   ctx.headers[H.chargedKrw] = "0";
   try {
     ctx.headers[H.balanceKrw] = String((await deps.ports.balances(orgId)).balanceKrw);
@@ -273,7 +284,7 @@ async function stampReplayBalance(orgId: string, ctx: Ctx, deps: GatewayDeps): P
   }
 }
 
-async function takeTestAllowance(key: KeyContext, ctx: Ctx, deps: GatewayDeps, holds: HoldClock, replay: boolean): Promise<{ ok: true } | Failure> {
+async function takeTestAllowance(key: KeyContext, ctx: CallState, deps: GatewayDeps, holds: HoldClock, replay: boolean): Promise<{ ok: true } | Failure> {
   const lifetime = key.testQuota === "lifetime";
   const perMinute = await deps.limiter.hit(testMinuteKey(key.keyId), TEST_PER_MINUTE, TEST_WINDOW_MS);
   if (!perMinute.allowed) {
@@ -302,7 +313,7 @@ async function takeTestAllowance(key: KeyContext, ctx: Ctx, deps: GatewayDeps, h
 async function takeLiveAllowance(
   key: KeyContext,
   size: Size | undefined,
-  ctx: Ctx,
+  ctx: CallState,
   deps: GatewayDeps,
   holds: HoldClock,
   replay: boolean,

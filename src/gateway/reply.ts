@@ -1,8 +1,6 @@
-// Builds the gateway's answers: the PNG (or the mirrored API's JSON form when the
-// client asks for application/json), and the error envelope, both with the headers
-// the spec lists for the key kind.
-import type { Failure } from "../http/api-error.ts";
-import { errorResponse } from "../http/error-response.ts";
+// Builds the gateway's success answer: the PNG (or the mirrored API's JSON form when
+// the client asks for application/json) with the headers the spec lists for the key
+// kind. Errors are rendered by src/http/error-response.ts.
 import { imageHeaders } from "../http/headers.ts";
 import type { ProductImage } from "./upstream.ts";
 
@@ -10,10 +8,6 @@ export function wantsJson(accept: string | null): boolean {
   if (!accept) return false;
   // JSON only when the client prefers it over images (the mirrored API's clients send exactly "application/json").
   return /application\/json/i.test(accept) && !/image\//i.test(accept);
-}
-
-export function failureResponse(requestId: string, f: Failure, extra: Record<string, string>): Response {
-  return errorResponse(requestId, f.code, f.title, f.retryAfter, extra);
 }
 
 export function successResponse(requestId: string, image: ProductImage, extra: Record<string, string>, json: boolean): Response {

@@ -32,4 +32,8 @@ export class ApiError extends Error {
   static from(f: Failure): ApiError {
     return new ApiError(f.code, f.title, f.retryAfter);
   }
+  /** The value it carries, for the one renderer (src/http/error-response.ts). */
+  failure(): Failure {
+    return fail(this.code, this.title, this.retryAfter);
+  }
 }

@@ -1,7 +1,6 @@
 // Request IDs: "req_" + 26 base32 characters (time-sortable, 48-bit ms time + 80 random bits)
 // so support can find a row by the ID a customer quotes and rows sort by arrival.
-export const REQUEST_ID_HEADER = "X-PD-Request-Id";
-
+// The header that carries it is H.requestId (headers.ts).
 const ALPHABET = "0123456789abcdefghjkmnpqrstvwxyz"; // Crockford base32, lower case
 
 export function newRequestId(now: number = Date.now()): string {

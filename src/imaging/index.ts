@@ -6,7 +6,7 @@ export { readImageHeader, checkPixelLimit, orientedSize, MAX_PIXELS, type ImageH
 export { decodeImage, MAX_JPEG_SCANS, type DecodeOptions, type DecodeResult } from "./decode.ts";
 export { applyOrientation } from "./orient.ts";
 export { resizeRGBA, resizeToRGB, resizeMask } from "./resize.ts";
-export { outputSize, PREVIEW_MAX_PIXELS, type OutputSizeName } from "./tiers.ts";
+export { outputSize, PREVIEW_MAX_PIXELS, SIZES, type Size, type Tier } from "./tiers.ts";
 export { composeCutout, HARD_ALPHA_THRESHOLD, type ComposeOptions } from "./compose.ts";
 export { foregroundBox, type Box } from "./bbox.ts";
 export { encodePng } from "./encode.ts";

@@ -1,6 +1,6 @@
 // A pool worker that only computes masks: RGB at the model's input size in, mask out.
-// The product's pipeline worker does the whole image; this one serves tests, benchmarks
-// and anyone who wants the mask alone.
+// The product's pipeline worker does the whole image; this one serves the inference
+// tests (test/inference/mask-worker.test.ts) and anyone who wants the mask alone.
 import { serveWorker } from "./worker-host.ts";
 import { createMaskSession, warmUp, type MaskSession, type MaskSessionOptions } from "./session.ts";
 

@@ -1,4 +1,4 @@
-// Public surface of the limits area; the gateway and main.ts import from here.
+// Public surface of the limits area; the gateway and src/wiring import from here.
 export {
   DEFAULT_MAX_LOG_ENTRIES,
   DEFAULT_PERMIT_RETRY_AFTER_MS,

@@ -1,5 +1,6 @@
 // Descriptions of the response headers, keyed by the names the code sends
 // (src/http/headers.ts), so a renamed header breaks the build of the document.
+import { TEST_KEY_SIZE } from "../gateway/test-key.ts";
 import { H } from "../http/headers.ts";
 import { UNCERTAIN_IN, UNCERTAIN_OUT } from "../imaging/uncertainty.ts";
 import type { JsonSchema } from "./model.ts";
@@ -10,7 +11,7 @@ export const HEADER_DOCS = {
   [H.requestId]: { description: "Request ID, on every response. Quote it in support requests.", schema: { type: "string", pattern: "^req_[0-9a-z]{26}$" } },
   [H.chargedKrw]: { description: "Amount deducted by this request, in KRW (successful live-key response).", schema: int() },
   [H.balanceKrw]: { description: "Organization balance after the deduction, in KRW (successful live-key response).", schema: int() },
-  [H.testSize]: { description: "Always `preview`: output size of a test key (every response to a recognised test key, errors included).", schema: { type: "string", const: "preview" } },
+  [H.testSize]: { description: `Always \`${TEST_KEY_SIZE}\`: output size of a test key (every response to a recognised test key, errors included).`, schema: { type: "string", const: TEST_KEY_SIZE } },
   [H.testRemaining]: { description: "Free test calls left this month, or for life for an operator-reduced organization (every response to a recognised test key).", schema: int() },
   [H.width]: { description: "Width of the result image, in pixels.", schema: int(1) },
   [H.height]: { description: "Height of the result image, in pixels.", schema: int(1) },

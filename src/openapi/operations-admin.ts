@@ -6,8 +6,9 @@ import { IssueKey } from "../admin/keys.ts";
 import { PutProduct } from "../admin/product.ts";
 import { Complete } from "../admin/refunds.ts";
 import { H } from "../http/headers.ts";
-import { PRODUCT_PATH } from "../product/app.ts";
+import { PRODUCT_PATH } from "../http/product-path.ts";
 import { SIZES } from "../product/params.ts";
+import { TEST_KEY_SIZE } from "../gateway/test-key.ts";
 import { IMAGE_HEADERS } from "./headers.ts";
 import type { Body, ErrorDoc, Operation } from "./model.ts";
 import { REMOVEBG_FORM } from "./removebg-form.ts";
@@ -214,7 +215,7 @@ export const INTERNAL_OPERATIONS: Operation[] = [
       { name: H.requestId, description: "The gateway's request ID, kept across resends.", schema: { type: "string" } },
       { name: H.deadline, description: "Milliseconds since the epoch by which processing must have started and ended.", schema: { type: "integer" } },
       { name: H.queueKey, description: "Whose queue the request joins (the gateway sends the key ID).", schema: { type: "string" } },
-      { name: H.forceSize, description: "Overrides size (the gateway sends preview for test keys).", schema: { type: "string", enum: [...SIZES] } },
+      { name: H.forceSize, description: `Overrides size (the gateway sends ${TEST_KEY_SIZE} for test keys).`, schema: { type: "string", enum: [...SIZES] } },
       {
         name: H.callClass,
         description: "Which class of the queue the job joins: live jobs are served before test jobs (absent: live).",

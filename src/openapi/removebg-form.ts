@@ -1,25 +1,17 @@
-// The multipart form of POST /v1.0/removebg as a JSON Schema. Values come from the
-// code where it exports them (SIZES, prices, limits); the rest mirror
-// src/product/params.ts and are checked against the running app by
-// test/openapi/form.test.ts, which sends every documented value and a wrong one.
+// The multipart form of POST /v1.0/removebg as a JSON Schema. Every value comes from
+// the code that enforces it (the form's words from src/product/params.ts, sizes and
+// tiers from src/imaging/tiers.ts, prices, limits); test/openapi/form.test.ts checks
+// it against the running app by sending every documented value and a wrong one.
 // `x-pd-rejected` names the answer a wrong value (or, for unsupported parts, any
 // value) gets.
-import { FULL_PRICE_KRW, PREVIEW_PRICE_KRW, reserveAmountForSize } from "../billing/prices.ts";
+import { FULL_PRICE_KRW, PREVIEW_PRICE_KRW } from "../billing/prices.ts";
 import { MAX_BODY_BYTES } from "../http/read-body.ts";
 import { MAX_PIXELS } from "../imaging/header.ts";
+import { FULL_SIZES, PREVIEW_MAX_PIXELS, PREVIEW_SIZES } from "../imaging/tiers.ts";
 import { UNCERTAIN_IN, UNCERTAIN_OUT } from "../imaging/uncertainty.ts";
-import { CHANNELS, SIZES } from "../product/params.ts";
+import { CHANNELS, FALSE_WORDS, FORMATS, SIZES, TRUE_WORDS, TYPES } from "../product/params.ts";
+import { TEST_KEY_SIZE } from "../gateway/test-key.ts";
 import type { JsonSchema } from "./model.ts";
-
-// The price tier of each size follows billing's reserve amount (src/billing/prices.ts).
-const PREVIEW_SIZES = SIZES.filter((s) => reserveAmountForSize(s) === PREVIEW_PRICE_KRW);
-const FULL_SIZES = SIZES.filter((s) => reserveAmountForSize(s) !== PREVIEW_PRICE_KRW);
-
-export const TYPES = ["product", "auto"] as const;
-export const FORMATS = ["png", "auto"] as const;
-/** Spellings read as false (crop) or as booleans (semitransparency), any case. */
-export const FALSE_WORDS = ["false", "0", "no", "off"] as const;
-export const TRUE_WORDS = ["true", "1", "yes", "on"] as const;
 
 const rejected = (status: number, code: string) => ({ "x-pd-rejected": { status, code } });
 
@@ -44,9 +36,9 @@ export const REMOVEBG_FORM: JsonSchema = {
       type: "string",
       enum: [...SIZES],
       description:
-        `${PREVIEW_SIZES.join(", ")}: preview tier (at most 0.25 MP output), ${PREVIEW_PRICE_KRW} KRW. ` +
+        `${PREVIEW_SIZES.join(", ")}: preview tier (at most ${PREVIEW_MAX_PIXELS / 1_000_000} MP output), ${PREVIEW_PRICE_KRW} KRW. ` +
         `${FULL_SIZES.join(", ")} or omitted: full resolution, ${FULL_PRICE_KRW} KRW reserved, charged by output pixels ` +
-        `(≤ 250,000 px: ${PREVIEW_PRICE_KRW} KRW). A test key always gets preview.`,
+        `(≤ ${PREVIEW_MAX_PIXELS.toLocaleString("en")} px: ${PREVIEW_PRICE_KRW} KRW). A test key always gets ${TEST_KEY_SIZE}.`,
       ...rejected(400, "unsupported_parameter"),
     },
     type: { type: "string", enum: [...TYPES], default: "auto", description: "Accepted for compatibility; does not change the result.", ...rejected(400, "unsupported_parameter") },

@@ -2,6 +2,7 @@
 // shapes are written down here once: the document publishes them (z.toJSONSchema)
 // and test/openapi parses real answers with them, which is what keeps them true.
 import { z } from "zod";
+import { PRODUCT_STATUSES } from "../accounts/index.ts";
 import { ERRORS, type ErrorCode } from "../http/error-catalogue.ts";
 
 const krw = z.number().int().min(0);
@@ -106,7 +107,7 @@ export const KeyView = z
   })
   .strict();
 
-export const ProductStatus = z.object({ status: z.enum(["available", "discontinued", "maintenance"]) }).strict();
+export const ProductStatus = z.object({ status: z.enum(PRODUCT_STATUSES) }).strict();
 
 const nullable = <T extends z.ZodType>(t: T) => t.nullable().optional();
 export const RequestRecord = z

@@ -2,8 +2,9 @@
 // authorised and paid for by the gateway. Answers the PNG or a product error.
 import { Hono } from "hono";
 import { fail, type Failure } from "../http/api-error.ts";
-import { errorResponse } from "../http/error-response.ts";
+import { failureResponse } from "../http/error-response.ts";
 import { H, imageHeaders } from "../http/headers.ts";
+import { PRODUCT_PATH } from "../http/product-path.ts";
 import { newRequestId } from "../http/request-id.ts";
 import { MAX_BODY_BYTES, parseMultipart, readBodyCapped, announcedLength } from "../http/read-body.ts";
 import type { ByteBudget } from "../http/byte-budget.ts";
@@ -12,11 +13,12 @@ import { retryAfterSeconds } from "../http/retry-after.ts";
 import { isCallClass } from "../limits/test-share.ts";
 import type { Admission } from "./admission.ts";
 import type { Engine } from "./engine.ts";
-import { readRemoveParams, SIZES, type Size } from "./params.ts";
+import { isSize } from "../imaging/tiers.ts";
+import { readRemoveParams } from "./params.ts";
 import type { StageTimings } from "./pipeline.ts";
 import { startUpRemainingMs } from "./warm-up.ts";
 
-export const PRODUCT_PATH = "/internal/v1/removebg";
+export { PRODUCT_PATH };
 
 export interface ProductDeps {
   engine: Engine;
@@ -44,7 +46,7 @@ export function createProductApp(deps: ProductDeps): Hono {
   app.post(PRODUCT_PATH, async (c) => {
     const req = c.req.raw;
     const requestId = req.headers.get(H.requestId) ?? newRequestId(deps.now());
-    const reply = (f: Failure) => errorResponse(requestId, f.code, f.title, f.retryAfter);
+    const reply = (f: Failure) => failureResponse(requestId, f);
 
     if (deps.isShuttingDown()) return reply(fail("shutting_down", undefined, 5));
     const engineState = deps.engine.state();
@@ -69,8 +71,9 @@ export function createProductApp(deps: ProductDeps): Hono {
       deps.receiveBudget.give(expected);
     }
 
+    // The gateway's choice of size for the key (src/gateway/test-key.ts), when it made one.
     const forced = req.headers.get(H.forceSize);
-    const size: Size | undefined = forced && (SIZES as readonly string[]).includes(forced) ? (forced as Size) : params.size;
+    const size = forced !== null && isSize(forced) ? forced : params.size;
 
     // Cheap checks from the header only: a 400 MP claim costs no memory.
     const header = readImageHeader(params.image);

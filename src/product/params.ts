@@ -1,28 +1,33 @@
 // The removebg form parameters: which parts are allowed, which values, and the one
 // failure each rejection gives. Shared by the gateway (checks before money moves) and
 // the product service (checks again, since it can be deployed on its own).
-// Decisions beyond the spec are recorded in docs/DECISIONS.md.
+// Decisions beyond the spec are recorded in docs/DECISIONS.md. The form's vocabulary
+// is exported from here only: the OpenAPI document (src/openapi/removebg-form.ts), the
+// library and the CLI read it.
 import { fail, type Failure } from "../http/api-error.ts";
 import { parseColour, type Colour } from "../imaging/index.ts";
+import { isSize, SIZES, type Size } from "../imaging/tiers.ts";
 
-export const SIZES = ["preview", "small", "regular", "auto", "full"] as const;
-export type Size = (typeof SIZES)[number];
-const PREVIEW_SIZES: ReadonlySet<string> = new Set(["preview", "small", "regular"]);
+/** size: the tier rule and its names live in src/imaging/tiers.ts. */
+export { SIZES, type Size };
 
 /** channels: rgba (the cut-out) or alpha (the mask alone, as a greyscale PNG). */
 export const CHANNELS = ["rgba", "alpha"] as const;
 export type Channels = (typeof CHANNELS)[number];
-
-export function isPreviewSize(size: Size | undefined): boolean {
-  return size !== undefined && PREVIEW_SIZES.has(size);
-}
+/** type: accepted for compatibility; does not change the result. */
+export const TYPES = ["product", "auto"] as const;
+/** format: the result is always PNG. */
+export const FORMATS = ["png", "auto"] as const;
+/** Spellings read as true or false (semitransparency) or as false (crop), any case. */
+export const TRUE_WORDS = ["true", "1", "yes", "on"] as const;
+export const FALSE_WORDS = ["false", "0", "no", "off"] as const;
 
 export interface RemoveParams {
   image: Uint8Array;
   /** undefined when the client omitted it (full-resolution tier). */
   size: Size | undefined;
-  type: "product" | "auto";
-  format: "png" | "auto";
+  type: (typeof TYPES)[number];
+  format: (typeof FORMATS)[number];
   semitransparency: boolean;
   channels: Channels;
   /** bg_color: the colour the cut-out is laid over; undefined keeps it transparent. */
@@ -33,8 +38,7 @@ export interface RemoveParams {
 const UNSUPPORTED_PARTS = new Set(["image_url", "image_file_b64"]);
 const INVALID_PARTS = new Set(["crop_margin"]);
 const KNOWN_PARTS = new Set(["image_file", "size", "type", "format", "semitransparency", "crop", "channels", "bg_color"]);
-const TRUE_WORDS = new Set(["true", "1", "yes", "on"]);
-const FALSE_WORDS = new Set(["false", "0", "no", "off"]);
+const oneOf = (words: readonly string[], v: string) => words.includes(v);
 
 function textOf(form: FormData, name: string): string | undefined | Failure {
   const all = form.getAll(name);
@@ -58,22 +62,22 @@ export async function readRemoveParams(form: FormData): Promise<({ ok: true } & 
 
   const size = textOf(form, "size");
   if (isFailure(size)) return size;
-  if (size !== undefined && !(SIZES as readonly string[]).includes(size)) {
+  if (size !== undefined && !isSize(size)) {
     return fail("unsupported_parameter", `size must be one of ${SIZES.join(", ")}`);
   }
   const type = textOf(form, "type");
   if (isFailure(type)) return type;
-  if (type !== undefined && type !== "product" && type !== "auto") {
-    return fail("unsupported_parameter", "type must be product or auto");
+  if (type !== undefined && !oneOf(TYPES, type)) {
+    return fail("unsupported_parameter", `type must be ${TYPES.join(" or ")}`);
   }
   const format = textOf(form, "format");
   if (isFailure(format)) return format;
-  if (format !== undefined && format !== "png" && format !== "auto") {
-    return fail("unsupported_parameter", "format must be png or auto");
+  if (format !== undefined && !oneOf(FORMATS, format)) {
+    return fail("unsupported_parameter", `format must be ${FORMATS.join(" or ")}`);
   }
   const crop = textOf(form, "crop");
   if (isFailure(crop)) return crop;
-  if (crop !== undefined && !FALSE_WORDS.has(crop.toLowerCase())) {
+  if (crop !== undefined && !oneOf(FALSE_WORDS, crop.toLowerCase())) {
     return fail("unsupported_parameter", "crop is not supported; omit it or send false");
   }
   const semi = textOf(form, "semitransparency");
@@ -81,14 +85,14 @@ export async function readRemoveParams(form: FormData): Promise<({ ok: true } & 
   let semitransparency = true;
   if (semi !== undefined) {
     const word = semi.toLowerCase();
-    if (TRUE_WORDS.has(word)) semitransparency = true;
-    else if (FALSE_WORDS.has(word)) semitransparency = false;
+    if (oneOf(TRUE_WORDS, word)) semitransparency = true;
+    else if (oneOf(FALSE_WORDS, word)) semitransparency = false;
     else return fail("invalid_parameter", "semitransparency must be true or false");
   }
 
   const channels = textOf(form, "channels");
   if (isFailure(channels)) return channels;
-  if (channels !== undefined && !(CHANNELS as readonly string[]).includes(channels.toLowerCase())) {
+  if (channels !== undefined && !oneOf(CHANNELS, channels.toLowerCase())) {
     return fail("invalid_parameter", `channels must be one of ${CHANNELS.join(", ")}`);
   }
   const bg = textOf(form, "bg_color");

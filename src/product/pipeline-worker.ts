@@ -2,7 +2,7 @@
 // runs the complete pipeline for each job, so decoding and encoding also stay off the
 // HTTP event loop.
 import { serveWorker } from "../inference/worker-host.ts";
-import { createMaskSession, type MaskSession } from "../inference/session.ts";
+import { createMaskSession, warmUp, type MaskSession } from "../inference/session.ts";
 import { runPipeline, type PipelineJob, type PipelineResult } from "./pipeline.ts";
 import type { SessionSettings } from "./engine.ts";
 
@@ -13,10 +13,7 @@ serveWorker<SessionSettings, PipelineJob, PipelineResult>({
     session = await createMaskSession(settings);
     // Warm-up: the first run pays for graph optimisation and memory arenas.
     // Its duration seeds the admission's job-time estimate (see engine.ts).
-    const { width, height } = session.inputSize;
-    const started = performance.now();
-    await session.run(new Uint8Array(width * height * 3));
-    return { backend: session.backend, warmUpMs: performance.now() - started };
+    return { backend: session.backend, warmUpMs: await warmUp(session) };
   },
   handle: async (job) => {
     if (!session) throw new Error("worker used before init");

@@ -8,14 +8,14 @@ import { operatorAuth } from "../admin/auth.ts";
 import { createGatewayApp } from "../gateway/app.ts";
 import type { GatewayDeps } from "../gateway/deps.ts";
 import { createPlayground } from "../gateway/playground.ts";
-import { isStoreUnavailable } from "../gateway/store-errors.ts";
-import { fail } from "../http/api-error.ts";
 import type { AppEnv } from "../http/app-env.ts";
 import { registerHealth } from "../http/health.ts";
 import { installErrorHandling, requestIdMiddleware } from "../http/middleware.ts";
+import { storeUnavailable } from "../http/store-unavailable.ts";
 import { gatewayObserver, httpMetrics, METRICS_PATH, productObserver, registerMetricsRoute } from "../metrics/index.ts";
 import { registerOpenApiRoutes } from "../openapi/routes.ts";
-import { createProductApp, PRODUCT_PATH } from "../product/app.ts";
+import { PRODUCT_PATH } from "../http/product-path.ts";
+import { createProductApp } from "../product/app.ts";
 import { gatewayPorts, toKeyLookup } from "./gateway-ports.ts";
 import { remoteProduct } from "./remote-product.ts";
 import type { Services } from "./services.ts";
@@ -65,9 +65,7 @@ export function buildApp(s: Services, o: AppOptions): BuiltApp {
   app.use("*", requestIdMiddleware(s.now));
   // Counts and logs every answer, the error path's included (it runs inside this one).
   app.use("*", httpMetrics(s.metrics, o.log));
-  installErrorHandling(app, o.log, (err) =>
-    isStoreUnavailable(err) ? fail("service_unavailable", "A backing store is unavailable", 5) : undefined,
-  );
+  installErrorHandling(app, o.log, storeUnavailable);
 
   registerHealth(app, {
     database: async () => {

@@ -28,12 +28,12 @@ export function gatewayPorts(s: {
     reserve: (h) => s.billing.reserve(h),
     async capture(requestId, amountKrw) {
       const r = await s.billing.capture(requestId, amountKrw);
-      if (!r.ok) throw new Error(`capture refused: ${r.code} ${r.title ?? ""}`);
+      if (!r.ok) return r;
       // The low-balance e-mail never fails or repeats the paid call it follows.
       await notifyLowBalance({ db: s.db, mailer: s.mailer, publicUrl: s.config.PUBLIC_URL, log }, requestId).catch((err: unknown) =>
         log({ level: "warn", msg: "low-balance check failed", requestId, err: err instanceof Error ? err.message : String(err) }),
       );
-      return { chargedKrw: r.chargedKrw, balanceKrw: r.balanceKrw };
+      return { ok: true, chargedKrw: r.chargedKrw, balanceKrw: r.balanceKrw };
     },
     async release(requestId) {
       await s.billing.release(requestId);

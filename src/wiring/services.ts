@@ -95,10 +95,7 @@ export async function createServices(config: Config, opts: ServiceOptions): Prom
   const billing = createBilling({ db, now, holdTtlMs: config.DEADLINE_MS + 60_000 });
   const reconciler = createReconciler({
     log: opts.log,
-    async capture(requestId, amountKrw) {
-      const r = await billing.capture(requestId, amountKrw);
-      if (!r.ok) throw new Error(`capture refused: ${r.code} ${r.title ?? ""}`);
-    },
+    capture: (requestId, amountKrw) => billing.capture(requestId, amountKrw),
   });
 
   return {

@@ -9,7 +9,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { openPostgres } from "../../src/db/postgres-db.ts";
-import { isStoreUnavailable } from "../../src/gateway/store-errors.ts";
+import { isStoreUnavailable } from "../../src/http/store-unavailable.ts";
 import { privateStoresSkip, startPrivateStores } from "../support/private-stores.ts";
 import { LONG } from "./load.ts";
 

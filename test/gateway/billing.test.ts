@@ -4,6 +4,7 @@
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { fixture } from "../support/harness.ts";
+import type { Services } from "../../src/wiring/services.ts";
 import {
   assertNoOpenHold,
   balanceOf,
@@ -175,21 +176,33 @@ describe("errors are free", () => {
     assert.ok(holds.length >= 5 && holds.every((h) => h.state === "released"), JSON.stringify(holds));
   });
 
+  /** A variant whose ledger captures with `capture` (the rest of billing is the harness's). */
+  const withCapture = (capture: Services["billing"]["capture"]) => g.variant({ services: { billing: { ...g.h.services.billing, capture } } });
+
   test("a capture that fails after the image was made: 503, nothing charged, hold released, no image", async () => {
-    const billing = g.h.services.billing;
-    const v = g.variant({
-      services: {
-        billing: {
-          ...billing,
-          capture: async () => {
-            throw new Error("ledger unavailable");
-          },
-        },
-      },
+    const v = withCapture(async () => {
+      throw new Error("ledger unavailable");
     });
     const c = await g.h.customer({ creditKrw: 1000 });
     const res = await v.removebg(c.liveKey, { image_file: TINY_PNG });
     await expectError(res, 503, "service_unavailable");
+    assert.deepEqual(await balanceOf(g.h, c.orgId), { balanceKrw: 1000, availableKrw: 1000 });
+    await assertNoOpenHold(g.h, c.orgId);
+  });
+
+  test("a capture the ledger refuses (the hold was already released): 503 saying so, nothing charged", async () => {
+    const billing = g.h.services.billing;
+    // As the sweeper does to a hold that outlived its request: released before the capture.
+    const v = withCapture(async (requestId, amountKrw) => {
+      await billing.release(requestId);
+      return billing.capture(requestId, amountKrw);
+    });
+    const c = await g.h.customer({ creditKrw: 1000 });
+    const res = await v.removebg(c.liveKey, { image_file: TINY_PNG });
+    const body = await res.clone().json();
+    await expectError(res, 503, "service_unavailable");
+    assert.match(body.errors[0].title, /already released; nothing was charged/);
+    assert.doesNotMatch(body.errors[0].title, /temporarily unavailable/);
     assert.deepEqual(await balanceOf(g.h, c.orgId), { balanceKrw: 1000, availableKrw: 1000 });
     await assertNoOpenHold(g.h, c.orgId);
   });

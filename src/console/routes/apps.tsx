@@ -1,9 +1,9 @@
 // Apps: list and create (the test key is issued with the app and shown once), the
 // app page (state, product and "apply for use", rename, limits, keys), delete.
 import type { Hono } from "hono";
-import { APP_DAILY_LIMIT_MAX_KRW, APP_MONTHLY_LIMIT_MAX_KRW, type AppView } from "../../accounts/index.ts";
+import { APP_DAILY_LIMIT_MAX_KRW, APP_MONTHLY_LIMIT_MAX_KRW, wonRange, type AppView } from "../../accounts/index.ts";
 import { checkAppName, checkLimit } from "../../accounts/validate.ts";
-import { appState, PRODUCTS, type AppState, type ProductId } from "../app-review.ts";
+import { appState, PRODUCTS, type AppState, type ProductId } from "../../accounts/index.ts";
 import type { ConsoleDeps, ConsoleStores } from "../deps.ts";
 import type { ConsoleEnv } from "../env.ts";
 import { errorPage, formOf, notFound, ownApp, page, wonField, type Ctx } from "../http.tsx";
@@ -153,8 +153,8 @@ export function registerAppRoutes(app: Hono<ConsoleEnv>, d: ConsoleDeps, st: Con
         <form method="post" action={`/console/apps/${a.appId}/settings`}>
           <Csrf value={c.get("csrf")} />
           <Field name="name" label="App name" required value={v.name ?? a.name} error={errors.name} />
-          <Field name="dailyLimitKrw" label="Daily limit (KRW)" inputmode="numeric" hint="Optional, 0 to 1,000,000. Blank: no app limit (the organization's limit still applies)." value={v.dailyLimitKrw ?? (a.dailyLimitKrw === null ? "" : String(a.dailyLimitKrw))} error={errors.dailyLimitKrw} />
-          <Field name="monthlyLimitKrw" label="Monthly limit (KRW)" inputmode="numeric" hint="Optional, 0 to 31,000,000. Blank: no limit." value={v.monthlyLimitKrw ?? (a.monthlyLimitKrw === null ? "" : String(a.monthlyLimitKrw))} error={errors.monthlyLimitKrw} />
+          <Field name="dailyLimitKrw" label="Daily limit (KRW)" inputmode="numeric" hint={`Optional, ${wonRange(APP_DAILY_LIMIT_MAX_KRW)}. Blank: no app limit (the organization's limit still applies).`} value={v.dailyLimitKrw ?? (a.dailyLimitKrw === null ? "" : String(a.dailyLimitKrw))} error={errors.dailyLimitKrw} />
+          <Field name="monthlyLimitKrw" label="Monthly limit (KRW)" inputmode="numeric" hint={`Optional, ${wonRange(APP_MONTHLY_LIMIT_MAX_KRW)}. Blank: no limit.`} value={v.monthlyLimitKrw ?? (a.monthlyLimitKrw === null ? "" : String(a.monthlyLimitKrw))} error={errors.monthlyLimitKrw} />
           <button type="submit">Save</button>
         </form>
 

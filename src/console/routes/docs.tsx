@@ -5,6 +5,7 @@ import { ERRORS, type ErrorCode } from "../../http/error-catalogue.ts";
 import type { ConsoleDeps } from "../deps.ts";
 import type { ConsoleEnv } from "../env.ts";
 import { baseUrl, page } from "../http.tsx";
+import { ORG_DAILY_LIMIT_MAX_KRW, wonRange } from "../../accounts/index.ts";
 import { EXTRA_HEADERS, EXTRA_PARTS } from "./docs-extras.ts";
 
 // The codes a customer can meet on /v1.0/removebg (operator-only codes are left out).
@@ -102,7 +103,7 @@ export function registerDocsRoutes(app: Hono<ConsoleEnv>, d: ConsoleDeps): void 
             <tbody>
               <tr><td>Request body</td><td>12,000,000 bytes</td><td>413 file_too_large</td></tr>
               <tr><td>Input image</td><td>12 megapixels</td><td>400 invalid_parameter</td></tr>
-              <tr><td>Organization daily spending</td><td>50,000 KRW (0–1,000,000, set in Limits)</td><td>429 daily_limit_reached until 00:00 KST</td></tr>
+              <tr><td>Organization daily spending</td><td>50,000 KRW ({wonRange(ORG_DAILY_LIMIT_MAX_KRW)}, set in Limits)</td><td>429 daily_limit_reached until 00:00 KST</td></tr>
               <tr><td>App daily / monthly spending</td><td>none (optional)</td><td>429 daily_limit_reached / monthly_limit_reached</td></tr>
               <tr><td>Live calls at once</td><td>2 per organization</td><td>429 rate_limited</td></tr>
               <tr><td>Test key</td><td>50 a month, 10 a minute, 1 at once</td><td>429 test_quota_exceeded</td></tr>

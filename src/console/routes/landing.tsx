@@ -1,7 +1,8 @@
 // The landing page at "/": a before/after made by our own engine, the prices and the free
 // test tier (from the billing modules, so they cannot drift), and the three ways in.
 import type { Hono } from "hono";
-import { FULL_PRICE_KRW, PREVIEW_MAX_PIXELS, PREVIEW_PRICE_KRW } from "../../billing/prices.ts";
+import { FULL_PRICE_KRW, PREVIEW_PRICE_KRW } from "../../billing/prices.ts";
+import { PREVIEW_MAX_PIXELS } from "../../imaging/tiers.ts";
 import { TEST_CALLS_PER_PERIOD } from "../../billing/test-quota.ts";
 import { MAX_BODY_BYTES } from "../../http/read-body.ts";
 import { MAX_PIXELS } from "../../imaging/index.ts";

@@ -1,7 +1,7 @@
-// Limits: the organization's daily spending limit (0..1,000,000 KRW, default 50,000)
+// Limits: the organization's daily spending limit (ORG_DAILY_LIMIT_MAX_KRW, default 50,000)
 // and a summary of each app's own limits (edited on the app page).
 import type { Hono } from "hono";
-import { ORG_DAILY_LIMIT_MAX_KRW } from "../../accounts/index.ts";
+import { ORG_DAILY_LIMIT_MAX_KRW, wonRange } from "../../accounts/index.ts";
 import { checkLimit } from "../../accounts/validate.ts";
 import { getLowBalanceThreshold, LOW_BALANCE_MAX_KRW, setLowBalanceThreshold } from "../../billing/low-balance.ts";
 import type { ConsoleDeps, ConsoleStores } from "../deps.ts";
@@ -26,7 +26,7 @@ export function registerLimitRoutes(app: Hono<ConsoleEnv>, d: ConsoleDeps, _st: 
             label="Organization daily spending limit (KRW)"
             inputmode="numeric"
             required
-            hint="0 to 1,000,000. Calls beyond it are refused with 429 daily_limit_reached until 00:00 KST."
+            hint={`${wonRange(ORG_DAILY_LIMIT_MAX_KRW)}. Calls beyond it are refused with 429 daily_limit_reached until 00:00 KST.`}
             value={value ?? String(org.dailyLimitKrw)}
             error={error}
           />
@@ -72,7 +72,7 @@ export function registerLimitRoutes(app: Hono<ConsoleEnv>, d: ConsoleDeps, _st: 
   app.post("/console/limits", async (c) => {
     const raw = (await formOf(c)).dailyLimitKrw ?? "";
     const v = wonField(raw);
-    const bad = v === null || Number.isNaN(v) ? "Enter a whole number of won from 0 to 1,000,000" : checkLimit(v, ORG_DAILY_LIMIT_MAX_KRW, "Daily limit");
+    const bad = v === null || Number.isNaN(v) ? `Enter a whole number of won from ${wonRange(ORG_DAILY_LIMIT_MAX_KRW)}` : checkLimit(v, ORG_DAILY_LIMIT_MAX_KRW, "Daily limit");
     if (bad) return limitsPage(c, bad, raw);
     const r = await d.accounts.updateOrg(c.get("session")!.orgId, { dailyLimitKrw: v! });
     if (!r.ok) return limitsPage(c, r.title, raw);

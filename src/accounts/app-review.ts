@@ -2,7 +2,7 @@
 // The operator's answer is apps.product_enabled (PATCH /admin/v1/apps/{id}); until
 // then the app is "in review" and the gateway answers 403 product_not_enabled.
 import type { Db } from "../db/index.ts";
-import type { ProductStatus } from "../accounts/index.ts";
+import type { ProductStatus } from "./product-status.ts";
 
 export const PRODUCTS = { removebg: "Background removal (POST /v1.0/removebg)" } as const;
 export type ProductId = keyof typeof PRODUCTS;
