@@ -15,11 +15,12 @@ WORKDIR /app
 # binaries are inside the npm package already. Skipped here and in .npmrc.
 ENV ONNXRUNTIME_NODE_INSTALL=skip
 # Only what npm ci and its prepare step (scripts/assemble-models.mjs, which runs
-# src/assets/assemble.ts) read, so other source edits do not invalidate the cached
-# dependency layer.
+# src/assets/assemble.ts and its one import, src/inference/file-hash.ts) read, so other
+# source edits do not invalidate the cached dependency layer.
 COPY package.json package-lock.json .npmrc ./
 COPY scripts/assemble-models.mjs ./scripts/
 COPY src/assets/assemble.ts ./src/assets/
+COPY src/inference/file-hash.ts ./src/inference/
 COPY models/manifest.json ./models/
 COPY wasm/README.md ./wasm/
 # Production dependencies only. tsx is one of them on purpose: the service runs its

@@ -11,6 +11,7 @@
 import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync } from "node:fs";
 import { copyFile, open, readFile } from "node:fs/promises";
+import { sha256OfFile } from "../inference/file-hash.ts";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 
@@ -41,22 +42,6 @@ type Say = (msg: string) => void;
 
 const sha256 = (bytes: Uint8Array) => createHash("sha256").update(bytes).digest("hex");
 
-export async function hashFile(path: string): Promise<string> {
-  const hash = createHash("sha256");
-  const fh = await open(path, "r");
-  try {
-    const buf = Buffer.allocUnsafe(8 * 1024 * 1024);
-    for (;;) {
-      const { bytesRead } = await fh.read(buf, 0, buf.length, null);
-      if (bytesRead === 0) break;
-      hash.update(buf.subarray(0, bytesRead));
-    }
-  } finally {
-    await fh.close();
-  }
-  return hash.digest("hex");
-}
-
 function readJson(path: string, what: string): unknown {
   try {
     return JSON.parse(readFileSync(path, "utf8"));
@@ -84,7 +69,7 @@ export function ortDistDir(anchor: string): string {
 /** True when the file exists with the manifest's size and hash. */
 export async function isIntact(path: string, entry: Pick<AssetEntry, "bytes" | "sha256">): Promise<boolean> {
   if (!existsSync(path) || statSync(path).size !== entry.bytes) return false;
-  return (await hashFile(path)) === entry.sha256;
+  return (await sha256OfFile(path)) === entry.sha256;
 }
 
 interface Resources {
@@ -146,7 +131,7 @@ async function syncRuntimeFile(fromDir: string, toDir: string, file: string): Pr
   const from = join(fromDir, file);
   const to = join(toDir, file);
   if (!existsSync(from)) throw new AssembleError(`onnxruntime-web runtime file missing: ${from}`);
-  if (existsSync(to) && statSync(to).size === statSync(from).size && (await hashFile(to)) === (await hashFile(from))) return false;
+  if (existsSync(to) && statSync(to).size === statSync(from).size && (await sha256OfFile(to)) === (await sha256OfFile(from))) return false;
   const temp = `${to}.tmp-${process.pid}-${Math.random().toString(36).slice(2, 8)}`;
   await copyFile(from, temp);
   renameSync(temp, to);

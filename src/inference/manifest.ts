@@ -3,11 +3,10 @@
 // here, so adding a model is a manifest entry, not a code change. MODEL=small|medium
 // picks an entry by name; MODEL=<path.onnx> must match an entry by file name or sha256,
 // because without an entry we would not know the model's input size or normalisation.
-import { createHash } from "node:crypto";
-import { createReadStream } from "node:fs";
 import { readFile, stat } from "node:fs/promises";
 import { basename, join, resolve } from "node:path";
 import { z } from "zod";
+import { sha256OfFile } from "./file-hash.ts";
 import { inferenceFailure, messageOf, type InferenceFailure } from "./errors.ts";
 
 const positiveInt = z.number().int().positive();
@@ -70,11 +69,6 @@ export async function loadManifest(path: string): Promise<{ ok: true; manifest: 
   return parseManifest(json);
 }
 
-export async function sha256OfFile(path: string): Promise<string> {
-  const hash = createHash("sha256");
-  for await (const chunk of createReadStream(path, { highWaterMark: 4 * 1024 * 1024 })) hash.update(chunk as Buffer);
-  return hash.digest("hex");
-}
 
 async function fileSize(path: string): Promise<number | undefined> {
   try {
