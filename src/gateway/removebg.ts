@@ -1,7 +1,8 @@
 // POST /v1.0/removebg: the paid call. Order of checks: IP guard and key (no body read
 // for strangers) → query string → product state → body (streamed, capped, byte
 // budget) → parameters → limits and permits → hold → product (with resends) →
-// capture or release → request-log row. Every exit path releases what it took.
+// capture or release → request-log row (none for a refusal no app can be named for).
+// Every exit path releases what it took.
 import type { Hono } from "hono";
 import { fail, type Failure } from "../http/api-error.ts";
 import type { AppEnv } from "../http/app-env.ts";
@@ -28,7 +29,7 @@ import { captureSettled } from "./capture.ts";
 import { rateLimitHeaders, TEST_PER_MINUTE, TEST_WINDOW_MS, testMinuteKey } from "./rate-headers.ts";
 import { takePermits } from "./capacity.ts";
 import { claimIdempotency, REPLAYED_HEADER } from "./idempotency.ts";
-import { writeLogRow } from "./log-write.ts";
+import { isUnattributableRefusal, writeLogRow } from "./log-write.ts";
 
 /** An Idempotency-Key stays claimed by its request this long past the request's deadline. */
 const IDEMPOTENCY_LEASE_MARGIN_MS = 10_000;
@@ -46,6 +47,8 @@ interface CallState {
   testQuota?: { orgId: string; lifetime: boolean };
   /** Set once the key is known: every later answer carries X-RateLimit-*. */
   key?: KeyContext;
+  /** False for a refusal no app can be named for: the access log line is its only record. */
+  logRow: boolean;
 }
 
 export function registerRemoveBg(app: Hono<AppEnv>, deps: GatewayDeps, guard: InvalidKeyGuard): void {
@@ -61,6 +64,7 @@ export function registerRemoveBg(app: Hono<AppEnv>, deps: GatewayDeps, guard: In
       headers: {},
       undo: [],
       succeeded: false,
+      logRow: true,
     };
     let res: Response;
     try {
@@ -81,6 +85,7 @@ export function registerRemoveBg(app: Hono<AppEnv>, deps: GatewayDeps, guard: In
     if (ctx.testQuota && !ctx.succeeded) await stampTestRemaining(res, ctx.testQuota, deps);
     if (ctx.key) await stampRateLimit(res, ctx.key, deps);
     ctx.row.status = res.status;
+    if (!ctx.logRow) return res;
     await writeLogRow(deps.ports.logRequest, ctx.row, deps.sleep).catch((err: unknown) => {
       deps.log({ level: "error", msg: "request log write failed", requestId, err: err instanceof Error ? err.message : String(err) });
       // A charged call's row is the customer's record of the charge: the reconciler writes
@@ -123,7 +128,10 @@ async function handle(req: Request, env: unknown, ctx: CallState, deps: GatewayD
   const ip = clientIp(req, env, deps);
   ctx.row.ip = ip;
   const auth = await timed(deps, "authenticate", () => authenticate(req.headers.get("x-api-key"), ip, deps.ports, guard));
-  if (!auth.ok) return reject(auth);
+  if (!auth.ok) {
+    ctx.logRow = !isUnattributableRefusal(auth);
+    return reject(auth);
+  }
   const key = auth.key;
   ctx.key = key;
   Object.assign(ctx.row, { orgId: key.orgId, appId: key.appId, keyId: key.keyId, keyKind: key.kind });
