@@ -8,7 +8,6 @@ import { fail, type Failure } from "../http/api-error.ts";
 import type { AppEnv } from "../http/app-env.ts";
 import { failureResponse } from "../http/error-response.ts";
 import { H } from "../http/headers.ts";
-import { PRODUCT_PATH } from "../http/product-path.ts";
 import { STORE_RETRY_AFTER_S, storeUnavailable } from "../http/store-unavailable.ts";
 import { newRequestId } from "../http/request-id.ts";
 import { MAX_BODY_BYTES, announcedLength, parseMultipart, readBodyCapped } from "../http/read-body.ts";
@@ -23,6 +22,7 @@ import { forcedSize, TEST_KEY_SIZE } from "./test-key.ts";
 import { clientIp } from "./client-ip.ts";
 import type { GatewayDeps, GatewayObserver } from "./deps.ts";
 import type { KeyContext, RequestLogRow } from "./ports.ts";
+import type { ProductJob } from "../product/job.ts";
 import { successResponse, wantsJson } from "./reply.ts";
 import { callProduct } from "./upstream.ts";
 import { captureSettled } from "./capture.ts";
@@ -179,34 +179,31 @@ async function handle(req: Request, env: unknown, ctx: CallState, deps: GatewayD
       : await takeLiveAllowance(key, size, ctx, deps, holds, replay);
   if (!taken.ok) return reject(taken);
 
-  const outcome = await timed(deps, "product", () => callProduct(
-    (signal) =>
-      deps.product(
-        new Request(`http://product${PRODUCT_PATH}`, {
-          method: "POST",
-          body: body.bytes,
-          headers: {
-            "content-type": contentType ?? "",
-            [H.requestId]: ctx.requestId,
-            [H.deadline]: String(ctx.receivedAt + deps.settings.deadlineMs),
-            [H.queueKey]: key.keyId,
-            [H.callClass]: key.kind,
-            ...(forced ? { [H.forceSize]: forced } : {}),
-          },
-          signal,
-        }),
-        signal,
-      ),
-    {
-      deadlineAt: ctx.receivedAt + deps.settings.deadlineMs,
+  // Parsed once, here: the in-process product takes this job as it is; a product behind
+  // HTTP gets the client's form as it came (product-http.ts).
+  const job: ProductJob = {
+    image: params.image,
+    size,
+    semitransparency: params.semitransparency,
+    channels: params.channels,
+    background: params.background,
+    requestId: ctx.requestId,
+    deadline: ctx.receivedAt + deps.settings.deadlineMs,
+    queueKey: key.keyId,
+    callClass: key.kind,
+  };
+  const wire = { body: body.bytes, contentType: contentType ?? "" };
+  const outcome = await timed(deps, "product", () =>
+    callProduct((signal) => deps.product({ job, wire, forcedSize: forced !== undefined }, signal), {
+      deadlineAt: job.deadline,
       now: deps.now,
       sleep: deps.sleep,
       maxResends: deps.settings.maxResends,
       minRemainingMs: deps.settings.resendMinRemainingMs,
       defaultWaitS: deps.settings.resendDefaultWaitS,
       onResend: (code) => deps.observe?.resent(code),
-    },
-  ));
+    }),
+  );
   ctx.row.attempts = outcome.attempts;
   if (!outcome.ok) return reject(outcome);
   ctx.row.processingMs = outcome.image.processingMs;
