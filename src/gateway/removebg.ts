@@ -142,7 +142,7 @@ async function handle(req: Request, env: unknown, ctx: CallState, deps: GatewayD
   void deps.ports.touchKey(key.keyId).catch(() => {});
 
   if (new URL(req.url).search !== "") return reject(fail("unsupported_parameter", "A query string is not accepted"));
-  const status = await deps.ports.productStatus();
+  const status = key.productStatus;
   if (status === "discontinued") return reject(fail("product_discontinued"));
   if (status === "maintenance") return reject(fail("service_unavailable", "The service is under maintenance", 300));
   if (!key.productEnabled) return reject(fail("product_not_enabled", "The product is not enabled for this app; apply for use in the console"));
