@@ -5,48 +5,88 @@ import { H } from "../http/headers.ts";
 import { PRODUCT_PATH } from "../http/product-path.ts";
 import { malformedAnswer, productRefusal, type ProductAnswer, type ProductImage, type ProductPort } from "./upstream.ts";
 
-/** `send` delivers one request (fetch to PRODUCT_URL, or a test's fake). */
-export function httpProduct(send: (req: Request, signal: AbortSignal) => Promise<Response>): ProductPort {
-  return async ({ job, wire, forcedSize }, signal) => {
-    const req = new Request(`http://product${PRODUCT_PATH}`, {
-      method: "POST",
-      body: wire.body,
-      headers: {
-        "content-type": wire.contentType,
-        [H.requestId]: job.requestId,
-        [H.deadline]: String(job.deadline),
-        [H.queueKey]: job.queueKey,
-        [H.callClass]: job.callClass,
-        ...(forcedSize && job.size ? { [H.forceSize]: job.size } : {}),
-      },
-      signal,
-    });
-    return readAnswer(await send(req, signal));
+/** One request to the product: the job's facts as headers, the client's form as the body. */
+export interface ProductMessage {
+  path: string;
+  headers: Record<string, string>;
+  body: Uint8Array<ArrayBuffer>;
+}
+
+/** The product's answer, read to the end. */
+export interface ProductReply {
+  status: number;
+  header(name: string): string | null;
+  body: Uint8Array;
+}
+
+/** Delivers one message (src/wiring/remote-product.ts over the network; a test's fake). */
+export type ProductSender = (msg: ProductMessage, signal: AbortSignal) => Promise<ProductReply>;
+
+/** A sender over a fetch-style handler: a test's fake product, or an app's `fetch`. */
+export function viaFetch(handle: (req: Request, signal: AbortSignal) => Promise<Response>): ProductSender {
+  return async (msg, signal) => {
+    const res = await handle(new Request(`http://product${msg.path}`, { method: "POST", body: msg.body, headers: msg.headers, signal }), signal);
+    return replyOf(res);
   };
 }
 
-async function readAnswer(res: Response): Promise<ProductAnswer> {
-  if (res.status === 200) {
-    const image = await readImage(res).catch(() => undefined);
-    return image ? { ok: true, image } : malformedAnswer();
-  }
-  const first = await res
-    .json()
-    .then((b: unknown) => (b as { errors?: { code?: unknown; title?: unknown }[] })?.errors?.[0])
-    .catch(() => undefined);
-  return productRefusal(first?.code, first?.title, res.status, parseRetryAfter(res.headers.get("retry-after")));
+/**
+ * A fetch Response as a reply, its body read to the end. A body that breaks off reads
+ * as empty: the answer arrived, so it is malformed (not resent), never "unreachable".
+ */
+export async function replyOf(res: Response): Promise<ProductReply> {
+  const body = await res.arrayBuffer().then(
+    (b) => new Uint8Array(b),
+    () => new Uint8Array(0),
+  );
+  return { status: res.status, header: (name) => res.headers.get(name), body };
 }
 
-async function readImage(res: Response): Promise<ProductImage | undefined> {
-  if (!(res.headers.get("content-type") ?? "").startsWith("image/png")) return undefined;
+export function httpProduct(send: ProductSender): ProductPort {
+  return async ({ job, wire, forcedSize }, signal) => {
+    const reply = await send(
+      {
+        path: PRODUCT_PATH,
+        body: wire.body,
+        headers: {
+          "content-type": wire.contentType,
+          [H.requestId]: job.requestId,
+          [H.deadline]: String(job.deadline),
+          [H.queueKey]: job.queueKey,
+          [H.callClass]: job.callClass,
+          ...(forcedSize && job.size ? { [H.forceSize]: job.size } : {}),
+        },
+      },
+      signal,
+    );
+    return readAnswer(reply);
+  };
+}
+
+function readAnswer(res: ProductReply): ProductAnswer {
+  if (res.status === 200) {
+    const image = readImage(res);
+    return image ? { ok: true, image } : malformedAnswer();
+  }
+  let first: { code?: unknown; title?: unknown } | undefined;
+  try {
+    first = (JSON.parse(new TextDecoder().decode(res.body)) as { errors?: { code?: unknown; title?: unknown }[] })?.errors?.[0];
+  } catch {
+    first = undefined;
+  }
+  return productRefusal(first?.code, first?.title, res.status, parseRetryAfter(res.header("retry-after")));
+}
+
+function readImage(res: ProductReply): ProductImage | undefined {
+  if (!(res.header("content-type") ?? "").startsWith("image/png")) return undefined;
   const num = (name: string) => {
-    const v = Number(res.headers.get(name));
+    const v = Number(res.header(name));
     return Number.isInteger(v) && v >= 0 ? v : undefined;
   };
   const width = num(H.width);
   const height = num(H.height);
   if (!width || !height) return undefined;
-  const png = new Uint8Array(await res.arrayBuffer());
+  const png = res.body as Uint8Array<ArrayBuffer>;
   // A PNG starts with its 8-byte signature; anything else is a malformed answer.
   if (png.length < 8 || png[0] !== 0x89 || png[1] !== 0x50 || png[2] !== 0x4e || png[3] !== 0x47) return undefined;
   // The price follows the output's pixels, so the size headers must be the PNG's own,
@@ -63,9 +103,9 @@ async function readImage(res: Response): Promise<ProductImage | undefined> {
 }
 
 /** The product's model and uncertainty headers, handed on only when well formed. */
-function passedOn(res: Response): { model?: string; uncertainty?: number } {
-  const model = res.headers.get(H.model) ?? "";
-  const u = Number(res.headers.get(H.uncertainty) ?? "x");
+function passedOn(res: ProductReply): { model?: string; uncertainty?: number } {
+  const model = res.header(H.model) ?? "";
+  const u = Number(res.header(H.uncertainty) ?? "x");
   return {
     ...(/^[\x21-\x7e]{1,100}$/.test(model) ? { model } : {}),
     ...(Number.isFinite(u) && u >= 0 && u <= 1 ? { uncertainty: u } : {}),

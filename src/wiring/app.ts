@@ -17,7 +17,7 @@ import { registerOpenApiRoutes } from "../openapi/routes.ts";
 import { PRODUCT_PATH } from "../http/product-path.ts";
 import { createProductApp } from "../product/app.ts";
 import { createJobRunner, type ProductDeps } from "../product/run-job.ts";
-import { httpProduct } from "../gateway/product-http.ts";
+import { httpProduct, viaFetch } from "../gateway/product-http.ts";
 import type { ProductPort } from "../gateway/upstream.ts";
 import { inProcessProduct } from "./in-process-product.ts";
 import { gatewayPorts, toKeyLookup } from "./gateway-ports.ts";
@@ -61,7 +61,7 @@ export function buildApp(s: Services, o: AppOptions): BuiltApp {
   const productApp = productDeps ? createProductApp(productDeps, runner) : undefined;
 
   const product: ProductPort = o.product
-    ? httpProduct(o.product)
+    ? httpProduct(viaFetch(o.product))
     : c.PRODUCT_URL
       ? httpProduct(remoteProduct(c.PRODUCT_URL, o.operatorToken))
       : runner

@@ -7,7 +7,7 @@ import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { fail, type Failure } from "../../src/http/api-error.ts";
 import { createByteBudget } from "../../src/http/byte-budget.ts";
-import { httpProduct } from "../../src/gateway/product-http.ts";
+import { httpProduct, viaFetch } from "../../src/gateway/product-http.ts";
 import type { ProductAnswer, ProductCallInput } from "../../src/gateway/upstream.ts";
 import type { JobRunner } from "../../src/product/job.ts";
 import { inProcessProduct } from "../../src/wiring/in-process-product.ts";
@@ -36,7 +36,7 @@ const signal = new AbortController().signal;
 /** The same refusal, handed over in process and answered over HTTP. */
 async function bothWays(code: ErrorCode, retryAfter?: number): Promise<[ProductAnswer, ProductAnswer]> {
   const inProcess = await inProcessProduct(refusingRunner(fail(code, code, retryAfter)))(input, signal);
-  const overHttp = await httpProduct(async () => productError(ERRORS[code].status, code, retryAfter))(input, signal);
+  const overHttp = await httpProduct(viaFetch(async () => productError(ERRORS[code].status, code, retryAfter)))(input, signal);
   return [inProcess, overHttp];
 }
 
