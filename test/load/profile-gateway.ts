@@ -20,6 +20,7 @@ const command = { file: process.execPath, args: ["--cpu-prof", `--cpu-prof-dir=$
 
 interface ProfNode {
   id: number;
+  children?: number[];
   callFrame: { functionName: string; url: string; lineNumber: number };
 }
 interface Profile {
@@ -106,6 +107,21 @@ async function report(requests: number): Promise<void> {
   }
   console.log("\n| self time | package or file |\n|---|---|");
   for (const [k, v] of top(best, (x) => packageOf(x.callFrame.url), 12)) console.log(`| ${(v * 100).toFixed(1)} % | ${k} |`);
+  // Who makes the system calls: writev's time by the nearest caller in a package or file of ours.
+  const parent = new Map<number, ProfNode>();
+  for (const x of best.nodes) for (const c of x.children ?? []) parent.set(c, x);
+  const callerOf = (x: ProfNode): string => {
+    for (let p = parent.get(x.id); p; p = parent.get(p.id)) {
+      const pk = packageOf(p.callFrame.url);
+      if (pk !== "(native / V8)" && !pk.startsWith("node:")) return pk;
+    }
+    return "(none)";
+  };
+  const writev = top(best, (x) => (x.callFrame.functionName === "writev" ? `writev ← ${callerOf(x)}` : ""), 8).filter(([k]) => k !== "");
+  if (writev.length) {
+    console.log("\n| self time | writev, by the nearest caller outside Node's own modules |\n|---|---|");
+    for (const [k, v] of writev) console.log(`| ${(v * 100).toFixed(1)} % | ${k} |`);
+  }
 }
 
 console.log(`# CPU profile: ${which}, ${new Date().toISOString()}, load average ${loadavg().map((l) => l.toFixed(2)).join(" ")}`);
