@@ -64,6 +64,12 @@ export function accessLogCounts(lines: readonly string[], from: number): Record<
   return out;
 }
 
+/** Answers the client received that the server's access log does not show (must be 0: every answer is logged before it leaves). */
+export function unloggedAnswers(r: ScenarioResult): number {
+  const sum = (c: Record<string, number>) => Object.values(c).reduce((a, b) => a + b, 0);
+  return Math.max(0, sum(r.client.byStatus) - sum(r.answers));
+}
+
 /** Waits until the server's output stops growing for 300 ms (at most ~10 s): requests in flight have answered. */
 async function quietLines(lines: readonly string[]): Promise<void> {
   let last = lines.length;
