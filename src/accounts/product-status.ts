@@ -6,10 +6,15 @@ import { fail, type Failure } from "../http/api-error.ts";
 export const PRODUCT_STATUSES = ["available", "discontinued", "maintenance"] as const;
 export type ProductStatus = (typeof PRODUCT_STATUSES)[number];
 
+/** The stored switch (null or unknown: no row) as a status: without its row the product is available. */
+export function productStatusOf(stored: string | null | undefined): ProductStatus {
+  return (PRODUCT_STATUSES as readonly string[]).includes(stored ?? "") ? (stored as ProductStatus) : "available";
+}
+
 export function createProductStatus({ db, now }: { db: Db; now: () => number }) {
   async function getProductStatus(): Promise<ProductStatus> {
-    const rows = await db.query<{ status: ProductStatus }>("SELECT status FROM product_status WHERE singleton");
-    return rows[0]?.status ?? "available";
+    const rows = await db.query<{ status: string }>("SELECT status FROM product_status WHERE singleton");
+    return productStatusOf(rows[0]?.status);
   }
 
   async function setProductStatus(status: ProductStatus): Promise<{ ok: true } | Failure> {

@@ -2,6 +2,7 @@
 import type { Limiter } from "../limits/index.ts";
 import type { ByteBudget } from "../http/byte-budget.ts";
 import type { GatewayPorts } from "./ports.ts";
+import type { ProductPort } from "./upstream.ts";
 
 export interface GatewaySettings {
   deadlineMs: number;
@@ -23,8 +24,8 @@ export interface GatewayDeps {
   ports: GatewayPorts;
   limiter: Limiter;
   receiveBudget: ByteBudget;
-  /** Sends one attempt to the product service (in-process app or PRODUCT_URL). */
-  product: (req: Request, signal: AbortSignal) => Promise<Response>;
+  /** Sends one attempt to the product: the parsed job in process, or over HTTP with PRODUCT_URL. */
+  product: ProductPort;
   settings: GatewaySettings;
   now: () => number;
   sleep: (ms: number) => Promise<void>;

@@ -2,7 +2,19 @@
 // charged call is the customer's record of that charge (usage page, support), so it is
 // asked again a few times like the capture before it; other rows (errors, test calls)
 // get one try, so an outage does not slow every refusal down.
+import type { Failure } from "../http/api-error.ts";
 import { isStoreUnavailable } from "../http/store-unavailable.ts";
+
+/**
+ * A refusal no app can be named for (no key, a malformed or unknown key, the
+ * invalid-key guard) writes no request-log row: nobody's usage page shows it, and a
+ * flood of them would otherwise cost a database write each (issue 14). Its answer is
+ * still in the access log with its request ID, which is where support looks it up.
+ * A suspended key keeps its row: it names a key we issued.
+ */
+export function isUnattributableRefusal(f: Failure): boolean {
+  return f.code === "invalid_api_key" || f.code === "rate_limited";
+}
 
 /**
  * Waits between tries of a charged call's row (4 tries). Few: against a frozen store each

@@ -16,6 +16,8 @@ export interface KeyContext {
   productEnabled: boolean;
   refundPending: boolean;
   testQuota: "monthly" | "lifetime";
+  /** The operator's sale switch, read in the key's own lookup (one round trip). */
+  productStatus: ProductStatus;
 }
 
 /** The operator's switch (src/accounts/product-status.ts owns the values). */
@@ -27,7 +29,6 @@ export type { RequestLogRow } from "../billing/request-log.ts";
 export interface GatewayPorts {
   lookupKey(text: string): Promise<{ ok: true; key: KeyContext } | { ok: false; code: "invalid_api_key" | "key_suspended" }>;
   touchKey(keyId: string): Promise<void>;
-  productStatus(): Promise<ProductStatus>;
   reserve(h: { requestId: string; orgId: string; appId: string; amountKrw: number }): Promise<{ ok: true } | Failure>;
   /** Like reserve, a refusal is a value; a store outage throws (asked again, src/gateway/capture.ts). */
   capture(requestId: string, amountKrw: number): Promise<{ ok: true; chargedKrw: number; balanceKrw: number } | Failure>;

@@ -1,13 +1,13 @@
 // POST /v1.0/removebg: the paid call. Order of checks: IP guard and key (no body read
 // for strangers) → query string → product state → body (streamed, capped, byte
 // budget) → parameters → limits and permits → hold → product (with resends) →
-// capture or release → request-log row. Every exit path releases what it took.
+// capture or release → request-log row (none for a refusal no app can be named for).
+// Every exit path releases what it took.
 import type { Hono } from "hono";
 import { fail, type Failure } from "../http/api-error.ts";
 import type { AppEnv } from "../http/app-env.ts";
 import { failureResponse } from "../http/error-response.ts";
 import { H } from "../http/headers.ts";
-import { PRODUCT_PATH } from "../http/product-path.ts";
 import { STORE_RETRY_AFTER_S, storeUnavailable } from "../http/store-unavailable.ts";
 import { newRequestId } from "../http/request-id.ts";
 import { MAX_BODY_BYTES, announcedLength, parseMultipart, readBodyCapped } from "../http/read-body.ts";
@@ -22,13 +22,14 @@ import { forcedSize, TEST_KEY_SIZE } from "./test-key.ts";
 import { clientIp } from "./client-ip.ts";
 import type { GatewayDeps, GatewayObserver } from "./deps.ts";
 import type { KeyContext, RequestLogRow } from "./ports.ts";
+import type { ProductJob } from "../product/job.ts";
 import { successResponse, wantsJson } from "./reply.ts";
 import { callProduct } from "./upstream.ts";
 import { captureSettled } from "./capture.ts";
 import { rateLimitHeaders, TEST_PER_MINUTE, TEST_WINDOW_MS, testMinuteKey } from "./rate-headers.ts";
 import { takePermits } from "./capacity.ts";
 import { claimIdempotency, REPLAYED_HEADER } from "./idempotency.ts";
-import { writeLogRow } from "./log-write.ts";
+import { isUnattributableRefusal, writeLogRow } from "./log-write.ts";
 
 /** An Idempotency-Key stays claimed by its request this long past the request's deadline. */
 const IDEMPOTENCY_LEASE_MARGIN_MS = 10_000;
@@ -46,6 +47,8 @@ interface CallState {
   testQuota?: { orgId: string; lifetime: boolean };
   /** Set once the key is known: every later answer carries X-RateLimit-*. */
   key?: KeyContext;
+  /** False for a refusal no app can be named for: the access log line is its only record. */
+  logRow: boolean;
 }
 
 export function registerRemoveBg(app: Hono<AppEnv>, deps: GatewayDeps, guard: InvalidKeyGuard): void {
@@ -61,6 +64,7 @@ export function registerRemoveBg(app: Hono<AppEnv>, deps: GatewayDeps, guard: In
       headers: {},
       undo: [],
       succeeded: false,
+      logRow: true,
     };
     let res: Response;
     try {
@@ -81,6 +85,7 @@ export function registerRemoveBg(app: Hono<AppEnv>, deps: GatewayDeps, guard: In
     if (ctx.testQuota && !ctx.succeeded) await stampTestRemaining(res, ctx.testQuota, deps);
     if (ctx.key) await stampRateLimit(res, ctx.key, deps);
     ctx.row.status = res.status;
+    if (!ctx.logRow) return res;
     await writeLogRow(deps.ports.logRequest, ctx.row, deps.sleep).catch((err: unknown) => {
       deps.log({ level: "error", msg: "request log write failed", requestId, err: err instanceof Error ? err.message : String(err) });
       // A charged call's row is the customer's record of the charge: the reconciler writes
@@ -123,7 +128,10 @@ async function handle(req: Request, env: unknown, ctx: CallState, deps: GatewayD
   const ip = clientIp(req, env, deps);
   ctx.row.ip = ip;
   const auth = await timed(deps, "authenticate", () => authenticate(req.headers.get("x-api-key"), ip, deps.ports, guard));
-  if (!auth.ok) return reject(auth);
+  if (!auth.ok) {
+    ctx.logRow = !isUnattributableRefusal(auth);
+    return reject(auth);
+  }
   const key = auth.key;
   ctx.key = key;
   Object.assign(ctx.row, { orgId: key.orgId, appId: key.appId, keyId: key.keyId, keyKind: key.kind });
@@ -134,7 +142,7 @@ async function handle(req: Request, env: unknown, ctx: CallState, deps: GatewayD
   void deps.ports.touchKey(key.keyId).catch(() => {});
 
   if (new URL(req.url).search !== "") return reject(fail("unsupported_parameter", "A query string is not accepted"));
-  const status = await deps.ports.productStatus();
+  const status = key.productStatus;
   if (status === "discontinued") return reject(fail("product_discontinued"));
   if (status === "maintenance") return reject(fail("service_unavailable", "The service is under maintenance", 300));
   if (!key.productEnabled) return reject(fail("product_not_enabled", "The product is not enabled for this app; apply for use in the console"));
@@ -171,34 +179,31 @@ async function handle(req: Request, env: unknown, ctx: CallState, deps: GatewayD
       : await takeLiveAllowance(key, size, ctx, deps, holds, replay);
   if (!taken.ok) return reject(taken);
 
-  const outcome = await timed(deps, "product", () => callProduct(
-    (signal) =>
-      deps.product(
-        new Request(`http://product${PRODUCT_PATH}`, {
-          method: "POST",
-          body: body.bytes,
-          headers: {
-            "content-type": contentType ?? "",
-            [H.requestId]: ctx.requestId,
-            [H.deadline]: String(ctx.receivedAt + deps.settings.deadlineMs),
-            [H.queueKey]: key.keyId,
-            [H.callClass]: key.kind,
-            ...(forced ? { [H.forceSize]: forced } : {}),
-          },
-          signal,
-        }),
-        signal,
-      ),
-    {
-      deadlineAt: ctx.receivedAt + deps.settings.deadlineMs,
+  // Parsed once, here: the in-process product takes this job as it is; a product behind
+  // HTTP gets the client's form as it came (product-http.ts).
+  const job: ProductJob = {
+    image: params.image,
+    size,
+    semitransparency: params.semitransparency,
+    channels: params.channels,
+    background: params.background,
+    requestId: ctx.requestId,
+    deadline: ctx.receivedAt + deps.settings.deadlineMs,
+    queueKey: key.keyId,
+    callClass: key.kind,
+  };
+  const wire = { body: body.bytes, contentType: contentType ?? "" };
+  const outcome = await timed(deps, "product", () =>
+    callProduct((signal) => deps.product({ job, wire, forcedSize: forced !== undefined }, signal), {
+      deadlineAt: job.deadline,
       now: deps.now,
       sleep: deps.sleep,
       maxResends: deps.settings.maxResends,
       minRemainingMs: deps.settings.resendMinRemainingMs,
       defaultWaitS: deps.settings.resendDefaultWaitS,
       onResend: (code) => deps.observe?.resent(code),
-    },
-  ));
+    }),
+  );
   ctx.row.attempts = outcome.attempts;
   if (!outcome.ok) return reject(outcome);
   ctx.row.processingMs = outcome.image.processingMs;

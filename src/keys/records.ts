@@ -61,21 +61,29 @@ export interface KeyJoinRow extends KeyRow {
   org_daily_limit_krw: number;
   refund_pending: boolean;
   test_quota: "monthly" | "lifetime";
+  /** The operator's sale switch, read in the same statement (null without its row). */
+  product_status: string | null;
 }
 
 export const KEY_COLUMNS =
   "k.key_id, k.app_id, k.kind, k.hash, k.prefix, k.last4, k.created_at, k.last_used_at, k.expires_at, k.deleted_at, k.suspended_at, k.replaced_by";
 
-/** A key with its app and org; each lookup below adds its own WHERE. */
+/**
+ * A key with its app and org, and the product's sale switch (its one row), so a paid
+ * call learns all it checks before the body in one round trip (issue 14). Each lookup
+ * below adds its own WHERE.
+ */
 const KEY_WITH_APP_AND_ORG_SQL = `
   SELECT ${KEY_COLUMNS},
          a.org_id, a.name AS app_name, a.product_enabled,
          a.daily_limit_krw AS app_daily_limit_krw, a.monthly_limit_krw AS app_monthly_limit_krw,
          a.deleted_at AS app_deleted_at,
-         o.owner_user_id, o.daily_limit_krw AS org_daily_limit_krw, o.refund_pending, o.test_quota
+         o.owner_user_id, o.daily_limit_krw AS org_daily_limit_krw, o.refund_pending, o.test_quota,
+         ps.status AS product_status
     FROM api_keys k
     JOIN apps a ON a.app_id = k.app_id
-    JOIN organizations o ON o.org_id = a.org_id`;
+    JOIN organizations o ON o.org_id = a.org_id
+    LEFT JOIN product_status ps ON ps.singleton`;
 
 /** Found by the key's hash (an index seek on api_keys.hash). */
 export const LOOKUP_BY_HASH_SQL = `${KEY_WITH_APP_AND_ORG_SQL}

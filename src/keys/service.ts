@@ -32,7 +32,14 @@ export interface KeyServiceDeps {
 }
 
 export type LookupResult =
-  | { ok: true; key: KeyRecord; app: KeyApp; org: KeyOrg }
+  | {
+      ok: true;
+      key: KeyRecord;
+      app: KeyApp;
+      org: KeyOrg;
+      /** The product's sale switch as stored, read with the key (src/accounts/product-status.ts says what it means). */
+      productStatus: string | null;
+    }
   | { ok: false; code: "invalid_api_key" | "key_suspended"; reason: KeyRejectReason };
 
 export type IssueResult = { ok: true; keyId: string; key: string } | Failure;
@@ -207,7 +214,7 @@ export function createKeyService({ db, now, pepper, touchIntervalMs = 60_000 }: 
     );
     if (reason === "suspended") return { ok: false, code: "key_suspended", reason };
     if (reason !== null) return { ok: false, code: "invalid_api_key", reason };
-    return { ok: true, key: toKeyRecord(row), app: toKeyApp(row), org: toKeyOrg(row) };
+    return { ok: true, key: toKeyRecord(row), app: toKeyApp(row), org: toKeyOrg(row), productStatus: row.product_status };
   }
 
   /** Records a use of the key; writes at most once per touchIntervalMs per key. */

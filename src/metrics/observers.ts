@@ -2,7 +2,7 @@
 // nothing of Prometheus) to this instance's metrics. Times arrive in milliseconds,
 // Prometheus wants seconds.
 import type { GatewayObserver } from "../gateway/deps.ts";
-import type { ProductObserver } from "../product/app.ts";
+import type { ProductObserver } from "../product/run-job.ts";
 import type { Metrics } from "./metrics.ts";
 
 export function gatewayObserver(m: Metrics): GatewayObserver {

@@ -1,6 +1,6 @@
 // The HTTP application: public API, operator API, health, all sharing the request-ID
-// middleware and the one error path. The product service is reached through a fetch
-// function: the in-process product app by default, PRODUCT_URL when split.
+// middleware and the one error path. The product is reached through a port: the parsed
+// job handed to the in-process runner by default, HTTP to PRODUCT_URL when split.
 import { Hono } from "hono";
 import { createAdminApp } from "../admin/app.ts";
 import { createConsoleApp } from "../console/app.tsx";
@@ -16,6 +16,10 @@ import { gatewayObserver, httpMetrics, METRICS_PATH, productObserver, registerMe
 import { registerOpenApiRoutes } from "../openapi/routes.ts";
 import { PRODUCT_PATH } from "../http/product-path.ts";
 import { createProductApp } from "../product/app.ts";
+import { createJobRunner, type ProductDeps } from "../product/run-job.ts";
+import { httpProduct, viaFetch } from "../gateway/product-http.ts";
+import type { ProductPort } from "../gateway/upstream.ts";
+import { inProcessProduct } from "./in-process-product.ts";
 import { gatewayPorts, toKeyLookup } from "./gateway-ports.ts";
 import { remoteProduct } from "./remote-product.ts";
 import type { Services } from "./services.ts";
@@ -26,7 +30,7 @@ export interface AppOptions {
   isShuttingDown: () => boolean;
   remoteAddress?: (req: Request, env: unknown) => string | undefined;
   sleep?: (ms: number) => Promise<void>;
-  /** Replaces the product call (tests of resends and upstream failures). */
+  /** Replaces the product with one behind HTTP (tests of resends and upstream failures). */
   product?: (req: Request, signal: AbortSignal) => Promise<Response>;
 }
 
@@ -38,9 +42,9 @@ export interface BuiltApp {
 
 export function buildApp(s: Services, o: AppOptions): BuiltApp {
   const c = s.config;
-  const productApp =
+  const productDeps: ProductDeps | undefined =
     s.engine && s.admission
-      ? createProductApp({
+      ? {
           engine: s.engine,
           admission: s.admission,
           receiveBudget: s.productBudget,
@@ -50,16 +54,19 @@ export function buildApp(s: Services, o: AppOptions): BuiltApp {
           isShuttingDown: o.isShuttingDown,
           log: o.log,
           observe: productObserver(s.metrics),
-        })
+        }
       : undefined;
+  // One runner serves both the in-process gateway and the HTTP endpoint for other gateways.
+  const runner = productDeps ? createJobRunner(productDeps) : undefined;
+  const productApp = productDeps ? createProductApp(productDeps, runner) : undefined;
 
-  const product =
-    o.product ??
-    (c.PRODUCT_URL
-      ? remoteProduct(c.PRODUCT_URL, o.operatorToken)
-      : productApp
-        ? (req: Request) => productApp.fetch(req) as Promise<Response>
-        : () => Promise.reject(new Error("no product service configured")));
+  const product: ProductPort = o.product
+    ? httpProduct(viaFetch(o.product))
+    : c.PRODUCT_URL
+      ? httpProduct(remoteProduct(c.PRODUCT_URL, o.operatorToken))
+      : runner
+        ? inProcessProduct(runner)
+        : () => Promise.reject(new Error("no product service configured"));
 
   const app = new Hono<AppEnv>();
   app.use("*", requestIdMiddleware(s.now));

@@ -1,5 +1,6 @@
 // Adapts the keys, billing and accounts services to the narrow GatewayPorts shape.
 import type { Accounts } from "../accounts/index.ts";
+import { productStatusOf } from "../accounts/product-status.ts";
 import type { Billing, RequestLog, TestQuota } from "../billing/index.ts";
 import { notifyLowBalance } from "../billing/low-balance.ts";
 import { readSpendAllowance } from "../billing/spend-allowance.ts";
@@ -24,7 +25,6 @@ export function gatewayPorts(s: {
   return {
     lookupKey: async (text) => toKeyLookup(await s.keys.lookup(text)),
     touchKey: (keyId) => s.keys.touch(keyId),
-    productStatus: () => s.accounts.getProductStatus(),
     reserve: (h) => s.billing.reserve(h),
     async capture(requestId, amountKrw) {
       const r = await s.billing.capture(requestId, amountKrw);
@@ -65,6 +65,7 @@ export function toKeyLookup(r: LookupResult): Awaited<ReturnType<GatewayPorts["l
       productEnabled: r.app.productEnabled,
       refundPending: r.org.refundPending,
       testQuota: r.org.testQuota,
+      productStatus: productStatusOf(r.productStatus),
     },
   };
 }

@@ -6,6 +6,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { runGatewaySuite } from "./suite.ts";
+import { unloggedAnswers } from "./run-scenario.ts";
 import { formatTable } from "./table.ts";
 import { storesSkip } from "./stack.ts";
 
@@ -23,8 +24,10 @@ test("short load run: expected answers only, books balance, no permit leaked", {
     assert.deepEqual(r.unexpected, [], `${r.name}: only expected answers (got ${JSON.stringify(r.answers)})`);
     assert.equal(r.client.timeouts, 0, `${r.name}: no client timeouts`);
     assert.ok(Object.values(r.answers).reduce((a, b) => a + b, 0) > 0, `${r.name}: the server answered something`);
+    assert.equal(unloggedAnswers(r), 0, `${r.name}: every answer the client got is in the access log`);
   }
-  const [paid, , guard, , overCap] = run.results;
+  const [paid, , guard, , overCap, noKeyEmbedded] = run.results;
+  assert.ok((noKeyEmbedded!.answers["401 invalid_api_key"] ?? 0) > 0, "the embedded default refused key-less calls");
   assert.ok((paid!.answers["200"] ?? 0) > 0, "paid calls succeeded");
   assert.ok((guard!.answers["429 rate_limited"] ?? 0) > 0, "the invalid-key guard turned one address away");
   assert.ok((overCap!.answers["429 rate_limited"] ?? 0) > 0, "the org cap refused the excess");

@@ -13,7 +13,7 @@ export const TINY_PNG = new Uint8Array(readFileSync(new URL("../fixtures/images/
 /** A well-formed live key that does not exist (same shape as real ones: pd_live_ + 40 base62). */
 export const UNKNOWN_KEY = `pd_live_${"Z".repeat(40)}`;
 
-async function encoded(key: string, fields: Record<string, string | Uint8Array>) {
+async function encoded(key: string | undefined, fields: Record<string, string | Uint8Array>) {
   const init = await removebgInit(key, fields);
   // autocannon announces the body's length itself; a second Content-Length would make
   // the request malformed.
@@ -29,6 +29,7 @@ export function spreadIp(n: number): string {
 
 export interface ScenarioSet {
   paid: Scenario;
+  noKey: Scenario;
   badKeySpread: Scenario;
   badKeyOneIp: Scenario;
   badParameter: Scenario;
@@ -46,6 +47,7 @@ export async function buildScenarios(o: {
   const preview = (key: string) => encoded(key, { image_file: TINY_PNG, size: "preview" });
   const paidBodies = await Promise.all(o.customers.map((c) => preview(c.liveKey)));
   const badKey = await preview(UNKNOWN_KEY);
+  const noKey = await encoded(undefined, { image_file: TINY_PNG, size: "preview" });
   const badParam = await encoded(o.customers[0]!.liveKey, { image_file: TINY_PNG, size: "gigantic" });
   const cap = await preview(o.capCustomer.liveKey);
   const perOrg = Math.ceil(o.connections.paid / o.customers.length);
@@ -59,7 +61,16 @@ export async function buildScenarios(o: {
       connection: (i) => paidBodies[i % paidBodies.length]!,
       expected: ["200"],
       baseDelayMs: o.stubDelayMs,
-      target: { reqPerSec: 1000, addedP99Ms: 20 },
+      target: { reqPerSec: 600, addedP99Ms: 50 },
+    },
+    noKey: {
+      name: "401 no key (many IPs)",
+      connections: o.connections.rejections,
+      connection: () => noKey,
+      perRequest: (n) => ({ "x-forwarded-for": spreadIp(n) }),
+      expected: ["401 invalid_api_key", "429 rate_limited"],
+      baseDelayMs: 0,
+      target: { reqPerSec: 5000, p99Ms: 50 },
     },
     badKeySpread: {
       name: "401 unknown key (many IPs)",
@@ -70,7 +81,7 @@ export async function buildScenarios(o: {
       // that is within its minute, so the guard may answer for some of them.
       expected: ["401 invalid_api_key", "429 rate_limited"],
       baseDelayMs: 0,
-      target: { reqPerSec: 5000 },
+      target: { reqPerSec: 4000 },
     },
     badKeyOneIp: {
       name: "429 invalid-key guard (one IP)",

@@ -4,7 +4,7 @@
 // are created through the operator API, as an operator would.
 import { Redis } from "ioredis";
 import { openDb, type Db } from "../../src/db/index.ts";
-import { adminClient, startServer, type Admin, type ServerProcess } from "../support/server-process.ts";
+import { adminClient, startServer, type Admin, type ServerProcess, type StartOptions } from "../support/server-process.ts";
 import { openStack, REAL, redisUrlWithDb, type OpenedStack } from "../support/stacks.ts";
 
 /** Redis database numbers no other suite uses (test/money uses 10, 11, 13, 14, 15). */
@@ -36,13 +36,13 @@ export const storesSkip = !process.env.DATABASE_URL
     ? "REDIS_URL is not set"
     : false;
 
-export async function startLoadStack(serverEnv: Record<string, string>, redisDb = LOAD_REDIS_DB): Promise<LoadStack> {
+export async function startLoadStack(serverEnv: Record<string, string>, redisDb = LOAD_REDIS_DB, command?: StartOptions["command"]): Promise<LoadStack> {
   const opened: OpenedStack = await openStack(REAL, redisDb);
   const redis = new Redis(redisUrlWithDb(redisDb), { lazyConnect: false, maxRetriesPerRequest: 1 });
   let server: ServerProcess | undefined;
   let db: Db | undefined;
   try {
-    server = await startServer({ ...opened.env, ...serverEnv }, { timeoutMs: 300_000 });
+    server = await startServer({ ...opened.env, ...serverEnv }, { timeoutMs: 300_000, command });
     db = await openDb({ databaseUrl: opened.env.DATABASE_URL, dataDir: "", max: 2 });
   } catch (err) {
     await server?.kill("SIGKILL");

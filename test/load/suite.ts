@@ -6,14 +6,15 @@
 // the gateway: auth, limits, reserve + capture, request log, the product round trip.
 // The in-process stub engine is measured separately (engineScenario) because its
 // imaging work, not the gateway, is what bounds it.
-import { spawn, type ChildProcess } from "node:child_process";
-import { fileURLToPath } from "node:url";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { startChildServer, type ChildServer } from "./child-server.ts";
+import { startServer } from "../support/server-process.ts";
 import { checkMoney, heldPermits, waitForPermits, type MoneyReport } from "./checks.ts";
 import { runScenario, processCpuSeconds, type Scenario, type ScenarioResult } from "./run-scenario.ts";
 import { buildScenarios } from "./scenarios.ts";
 import { createCustomers, startLoadStack, type Customer, type LoadStack } from "./stack.ts";
-
-const REPO_ROOT = fileURLToPath(new URL("../../", import.meta.url));
 
 export interface SuiteOptions {
   seconds: number;
@@ -38,30 +39,8 @@ export interface SuiteRun {
 export const ORG_CAP = 2;
 
 /** Starts the stand-in product; resolves with its URL and a stop function. */
-export async function startStubProduct(delayMs: number): Promise<{ url: string; pid: number; stop(): Promise<void> }> {
-  const child: ChildProcess = spawn(process.execPath, ["--import", "tsx", "test/load/stub-product.ts", String(delayMs)], {
-    cwd: REPO_ROOT,
-    stdio: ["ignore", "pipe", "inherit"],
-  });
-  const port = await new Promise<number>((resolve, reject) => {
-    let buf = "";
-    child.stdout!.setEncoding("utf8");
-    child.stdout!.on("data", (d: string) => {
-      buf += d;
-      const m = /\{"port":(\d+)\}/.exec(buf);
-      if (m) resolve(Number(m[1]));
-    });
-    child.once("exit", (code) => reject(new Error(`stub product exited (${code}) before listening`)));
-  });
-  const exited = new Promise<void>((r) => child.once("exit", () => r()));
-  return {
-    url: `http://127.0.0.1:${port}`,
-    pid: child.pid!,
-    async stop() {
-      if (child.exitCode === null && child.signalCode === null) child.kill("SIGTERM");
-      await exited;
-    },
-  };
+export function startStubProduct(delayMs: number): Promise<ChildServer> {
+  return startChildServer("test/load/stub-product.ts", [String(delayMs)]);
 }
 
 export async function runGatewaySuite(o: SuiteOptions): Promise<SuiteRun> {
@@ -93,22 +72,31 @@ export async function runGatewaySuite(o: SuiteOptions): Promise<SuiteRun> {
     };
     const productCpu0 = processCpuSeconds(product.pid);
     const results: ScenarioResult[] = [];
-    const run = async (sc: Scenario) => {
+    const run = async (sc: Scenario, baseline?: ScenarioResult["baseline"]) => {
       log(`running: ${sc.name} (${sc.connections} connections, ${o.seconds} s)`);
-      const r = await runScenario(sc, { url: s.url, serverPid: s.server.pid, db: s.db, seconds: o.seconds, settle });
-      results.push(r);
+      const r = await runScenario(sc, { url: s.url, serverPid: s.server.pid, serverLines: s.server.lines, seconds: o.seconds, settle });
+      results.push({ ...r, ...(baseline ? { baseline } : {}) });
       return r;
     };
+    // Baselines of this run, on this machine, while the gateway idles: the same 401
+    // load against a bare Hono app, and the paid load against the stand-in product alone.
+    const bare = await measureBaseline("bare Hono 401", set.noKey, o.seconds, log);
+    const standIn = await runScenario({ ...set.paid, name: "stand-in alone" }, { url: product.url, serverPid: product.pid, seconds: o.seconds, settle: async () => {} });
+    const standInBaseline = { name: `stand-in product alone (${o.stubDelayMs} ms)`, reqPerSec: standIn.reqPerSec };
     // A short warm-up so JIT and connection pools are not part of the first row.
-    await runScenario({ ...set.paid, name: "warm-up" }, { url: s.url, serverPid: s.server.pid, db: s.db, seconds: 2, settle });
-    await run(set.paid);
+    await runScenario({ ...set.paid, name: "warm-up" }, { url: s.url, serverPid: s.server.pid, serverLines: s.server.lines, seconds: 2, settle });
+    await run(set.paid, standInBaseline);
     const paidMoney = await checkMoney(s.db, customers.map((c: Customer) => c.orgId));
-    await run(set.badKeySpread);
+    await run(set.badKeySpread, bare);
     await run(set.badKeyOneIp);
     await run(set.badParameter);
     await run(set.overOrgCap);
     const capMoney = await checkMoney(s.db, [capCustomer.orgId]);
     const leakedPermits = await heldPermits(s.redis, permitKeys);
+    await stack.close();
+    stack = undefined;
+    // The default deployment: no DATABASE_URL or REDIS_URL (PGlite, in-process limiter).
+    results.push({ ...(await runEmbedded(set.noKey, o.seconds, log)), baseline: bare });
     return {
       results,
       money: { paid: paidMoney, overCap: capMoney },
@@ -118,5 +106,31 @@ export async function runGatewaySuite(o: SuiteOptions): Promise<SuiteRun> {
   } finally {
     await stack?.close();
     await product.stop();
+  }
+}
+
+/** `sc` against the bare Hono app of test/load/bare-401.ts (answers counted by the client). */
+async function measureBaseline(name: string, sc: Scenario, seconds: number, log: (l: string) => void): Promise<{ name: string; reqPerSec: number }> {
+  const bare = await startChildServer("test/load/bare-401.ts");
+  try {
+    log(`baseline: ${name} (${sc.connections} connections, ${seconds} s)`);
+    const r = await runScenario({ ...sc, name }, { url: bare.url, serverPid: bare.pid, seconds, settle: async () => {} });
+    return { name, reqPerSec: r.reqPerSec };
+  } finally {
+    await bare.stop();
+  }
+}
+
+/** `sc` against a server on the embedded defaults (PGlite in a scratch folder, in-process limiter). */
+async function runEmbedded(sc: Scenario, seconds: number, log: (l: string) => void): Promise<ScenarioResult> {
+  const dataDir = await mkdtemp(join(tmpdir(), "pd-load-embedded-"));
+  const server = await startServer({ DATA_DIR: dataDir, TRUST_PROXY: "1" }, { timeoutMs: 300_000 });
+  try {
+    const name = `${sc.name}, embedded default`;
+    log(`running: ${name} (${sc.connections} connections, ${seconds} s)`);
+    return await runScenario({ ...sc, name }, { url: server.url, serverPid: server.pid, serverLines: server.lines, seconds, settle: async () => {} });
+  } finally {
+    await server.kill("SIGTERM");
+    await rm(dataDir, { recursive: true, force: true });
   }
 }

@@ -14,15 +14,17 @@ function answers(r: ScenarioResult): string {
 
 function target(r: ScenarioResult): string {
   const t = [`≥ ${f0(r.target.reqPerSec)}/s`];
+  if (r.target.p99Ms !== undefined) t.push(`p99 < ${r.target.p99Ms} ms`);
   if (r.target.addedP99Ms !== undefined) t.push(`added p99 < ${r.target.addedP99Ms} ms`);
   return t.join(", ");
 }
 
 export function formatTable(results: readonly ScenarioResult[]): string {
-  const head = ["scenario", "req/s", "p50 ms", "p99 ms", "added p99", "answers (server log)", "cpu srv/gen", "target", "met?"];
+  const head = ["scenario", "req/s", "vs baseline (same run)", "p50 ms", "p99 ms", "added p99", "answers (server access log)", "cpu srv/gen", "target", "met?"];
   const rows = results.map((r) => [
     r.name,
     f0(r.reqPerSec),
+    r.baseline ? `${(r.reqPerSec / r.baseline.reqPerSec).toFixed(2)} × ${r.baseline.name} ${f0(r.baseline.reqPerSec)}/s` : "–",
     f1(r.p50),
     f1(r.p99),
     f1(r.addedP99),
@@ -38,7 +40,10 @@ export function formatTable(results: readonly ScenarioResult[]): string {
 
 export const TABLE_NOTES = [
   "req/s: answers the generator received per second. p50/p99: autocannon latency over all answers of the run.",
-  "added p99 = p99 − the stub model's fixed delay. answers: what the server logged in request_log for the run.",
+  "vs baseline: req/s over the same load against a baseline measured in this run: a bare Hono app answering the same 401",
+  "(test/load/bare-401.ts) for refusals, the stand-in product called directly for the paid path.",
+  "added p99 = p99 − the stub model's fixed delay. answers: the server's access log lines of the run (unattributable",
+  "refusals write no request-log row).",
   "cpu srv/gen: CPU seconds per wall second of the server process and of this generator process (1.00 = one core);",
   "both share the machine's cores with Postgres and Redis, so the generator's share is taken from the server.",
 ].join("\n");

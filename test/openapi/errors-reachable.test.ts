@@ -11,6 +11,7 @@ import { fail } from "../../src/http/api-error.ts";
 import { createByteBudget } from "../../src/http/byte-budget.ts";
 import { buildOpenApiDocument } from "../../src/openapi/document.ts";
 import type { Engine } from "../../src/product/engine.ts";
+import { createProductApp } from "../../src/product/app.ts";
 import type { Admission } from "../../src/product/admission.ts";
 import type { Services } from "../../src/wiring/services.ts";
 import {
@@ -142,8 +143,9 @@ const SCENARIOS: Record<string, Record<string, Scenario>> = {
     key_queue_full: async () => productWith({ admission: admissionRefusing("key_queue_full") }).removebg((await funded()).liveKey, image),
     inference_failed: async () =>
       productWith({ engine: { ...engine(), run: () => Promise.reject(new Error("worker crashed")) } }).removebg((await funded()).liveKey, image),
+    // A bug in the key lookup (the product's sale switch is read in the same statement since issue 14).
     internal_error: async () =>
-      g.variant({ services: { accounts: { ...g.h.services.accounts, getProductStatus: thrown(new Error("a bug")) } } }).removebg((await funded()).liveKey, image),
+      g.variant({ services: { keys: { ...g.h.services.keys, lookup: thrown(new Error("a bug")) } } }).removebg((await funded()).liveKey, image),
     upstream_error: async () =>
       g.variant({ product: async () => new Response("<html>gateway error</html>", { status: 200, headers: { "content-type": "text/html" } }) }).removebg(
         (await funded()).liveKey,
@@ -165,7 +167,13 @@ const SCENARIOS: Record<string, Record<string, Scenario>> = {
     queue_full: async () => productWith({ admission: admissionRefusing("queue_full") }).removebg((await funded()).liveKey, image),
     shutting_down: async () => productWith({}, { isShuttingDown: () => true }).removebg((await funded()).liveKey, image),
     service_not_ready: async () => productWith({ engine: engineIn({ ready: false }) }).removebg((await funded()).liveKey, image),
-    receive_budget_exhausted: async () => productWith({ productBudget: createByteBudget(0) }).removebg((await funded()).liveKey, image),
+    // Only a product behind HTTP (PRODUCT_URL) receives the body a second time; in one
+    // process the gateway hands it the parsed job (issue 13 item 5).
+    receive_budget_exhausted: async () => {
+      const s = g.h.services;
+      const overHttp = createProductApp({ engine: engine(), admission: s.admission!, receiveBudget: createByteBudget(0), now: s.now, defaultDeadlineMs: s.config.DEADLINE_MS, isShuttingDown: () => false });
+      return resending({ product: async (req) => overHttp.fetch(req) }).removebg((await funded()).liveKey, image);
+    },
     model_unavailable: async () =>
       productWith({ engine: engineIn({ ready: false, failed: "model file missing" }) }).removebg((await funded()).liveKey, image),
     idempotency_key_in_use: async () => {
