@@ -13,23 +13,25 @@ export interface SpendAllowance {
   resetAt: number;
 }
 
-export async function readSpendAllowance(db: Db, q: { orgId: string; appId: string; now: number }): Promise<SpendAllowance | undefined> {
-  const rows = await db.query<{ org_day: string | number; app_day: string | number | null; app_month: string | number | null }>(
-    `SELECT o.daily_limit_krw AS org_day, a.daily_limit_krw AS app_day, a.monthly_limit_krw AS app_month
-       FROM apps a JOIN organizations o ON o.org_id = a.org_id
-      WHERE a.app_id = $1 AND o.org_id = $2`,
-    [q.appId, q.orgId],
-  );
-  const row = rows[0];
-  if (!row) return undefined;
+/** KRW; null: the app has no limit of its own for that period. */
+export interface SpendLimits {
+  orgDailyKrw: number;
+  appDailyKrw: number | null;
+  appMonthlyKrw: number | null;
+}
+
+/**
+ * The limits come from the caller (the gateway has them from the key's lookup of the
+ * same request), so this is one statement: the three spending counters (issue 14).
+ */
+export async function readSpendAllowance(db: Db, q: { orgId: string; appId: string; now: number; limits: SpendLimits }): Promise<SpendAllowance> {
   const spent = await readSpend(db, { orgId: q.orgId, appId: q.appId, kstDay: kstDay(q.now), kstMonth: kstMonth(q.now) });
   const day = nextKstMidnight(q.now);
-  const candidates: SpendAllowance[] = [
-    { limitKrw: Number(row.org_day), remainingKrw: Number(row.org_day) - spent.orgDayKrw, resetAt: day },
-  ];
-  if (row.app_day !== null) candidates.push({ limitKrw: Number(row.app_day), remainingKrw: Number(row.app_day) - spent.appDayKrw, resetAt: day });
-  if (row.app_month !== null) {
-    candidates.push({ limitKrw: Number(row.app_month), remainingKrw: Number(row.app_month) - spent.appMonthKrw, resetAt: nextKstMonthStart(q.now) });
+  const { orgDailyKrw, appDailyKrw, appMonthlyKrw } = q.limits;
+  const candidates: SpendAllowance[] = [{ limitKrw: orgDailyKrw, remainingKrw: orgDailyKrw - spent.orgDayKrw, resetAt: day }];
+  if (appDailyKrw !== null) candidates.push({ limitKrw: appDailyKrw, remainingKrw: appDailyKrw - spent.appDayKrw, resetAt: day });
+  if (appMonthlyKrw !== null) {
+    candidates.push({ limitKrw: appMonthlyKrw, remainingKrw: appMonthlyKrw - spent.appMonthKrw, resetAt: nextKstMonthStart(q.now) });
   }
   // Least left wins; on a tie the limit that resets later binds longer.
   candidates.sort((a, b) => a.remainingKrw - b.remainingKrw || b.resetAt - a.resetAt);

@@ -3,6 +3,7 @@
 // what the gateway touches.
 import type { Failure } from "../http/api-error.ts";
 import type { RequestLogRow } from "../billing/request-log.ts";
+import type { SpendLimits } from "../billing/spend-allowance.ts";
 import type { IdempotencyPort } from "./idempotency.ts";
 import type { ProductStatus } from "../accounts/product-status.ts";
 
@@ -18,7 +19,14 @@ export interface KeyContext {
   testQuota: "monthly" | "lifetime";
   /** The operator's sale switch, read in the key's own lookup (one round trip). */
   productStatus: ProductStatus;
+  /** The spending limits as the key's lookup read them: X-RateLimit-* then needs only the counters. */
+  spendLimits: SpendLimits;
+  /** A low-balance e-mail is asked for and not yet sent: the capture checks the balance against it. */
+  lowBalanceWatched: boolean;
 }
+
+/** The spending limits' shape is the billing module's own (one definition). */
+export type { SpendLimits } from "../billing/spend-allowance.ts";
 
 /** The operator's switch (src/accounts/product-status.ts owns the values). */
 export type { ProductStatus } from "../accounts/product-status.ts";
@@ -31,7 +39,7 @@ export interface GatewayPorts {
   touchKey(keyId: string): Promise<void>;
   reserve(h: { requestId: string; orgId: string; appId: string; amountKrw: number }): Promise<{ ok: true } | Failure>;
   /** Like reserve, a refusal is a value; a store outage throws (asked again, src/gateway/capture.ts). */
-  capture(requestId: string, amountKrw: number): Promise<{ ok: true; chargedKrw: number; balanceKrw: number } | Failure>;
+  capture(requestId: string, amountKrw: number, lowBalanceWatched: boolean): Promise<{ ok: true; chargedKrw: number; balanceKrw: number } | Failure>;
   release(requestId: string): Promise<void>;
   balances(orgId: string): Promise<{ balanceKrw: number; availableKrw: number }>;
   /** Takes one free call; remaining is what is left after this one. */
@@ -40,7 +48,7 @@ export interface GatewayPorts {
   refundTestCall(q: { orgId: string; period: string }): Promise<void>;
   testCallsRemaining(q: { orgId: string; lifetime: boolean }): Promise<number>;
   /** The tightest spending limit left for a live key (X-RateLimit-* headers); undefined if the app is gone. */
-  spendAllowance(q: { orgId: string; appId: string }): Promise<{ limitKrw: number; remainingKrw: number; resetAt: number } | undefined>;
+  spendAllowance(q: { orgId: string; appId: string; limits: SpendLimits }): Promise<{ limitKrw: number; remainingKrw: number; resetAt: number } | undefined>;
   logRequest(row: RequestLogRow): Promise<void>;
   /** Idempotency-Key claims (src/gateway/idempotency.ts). */
   idempotency: IdempotencyPort;

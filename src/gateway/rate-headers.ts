@@ -7,7 +7,7 @@
 // Reset is the Unix time (seconds) at which Remaining is back to Limit.
 import { H } from "../http/headers.ts";
 import type { Limiter } from "../limits/index.ts";
-import type { KeyContext } from "./ports.ts";
+import type { GatewayPorts, KeyContext } from "./ports.ts";
 
 /** Test keys: calls per minute (spec §5.3). */
 export const TEST_PER_MINUTE = 10;
@@ -17,7 +17,7 @@ export const testMinuteKey = (keyId: string) => `test-minute:${keyId}`;
 export interface RateHeaderDeps {
   limiter: Limiter;
   now: () => number;
-  spendAllowance(q: { orgId: string; appId: string }): Promise<{ limitKrw: number; remainingKrw: number; resetAt: number } | undefined>;
+  spendAllowance: GatewayPorts["spendAllowance"];
 }
 
 /** Read after the request's own steps are done, so the numbers include this call. Empty when the stores cannot say. */
@@ -30,7 +30,7 @@ export async function rateLimitHeaders(key: KeyContext, deps: RateHeaderDeps): P
     const clear = used === 0 ? 0 : (await deps.limiter.isOver(k, 1, TEST_WINDOW_MS)).retryAfterMs;
     return headers(TEST_PER_MINUTE, TEST_PER_MINUTE - used, now + clear);
   }
-  const a = await deps.spendAllowance({ orgId: key.orgId, appId: key.appId });
+  const a = await deps.spendAllowance({ orgId: key.orgId, appId: key.appId, limits: key.spendLimits });
   return a ? headers(a.limitKrw, a.remainingKrw, a.resetAt) : {};
 }
 

@@ -217,7 +217,7 @@ async function handle(req: Request, env: unknown, ctx: CallState, deps: GatewayD
     const price = Math.min(reserved, priceForPixels(outcome.image.width * outcome.image.height));
     // Asked again while the store is away, up to the deadline: a lost reply may hide a charge that stands.
     const retry = { deadlineAt: ctx.receivedAt + deps.settings.deadlineMs, now: deps.now, sleep: deps.sleep };
-    const charge = await timed(deps, "capture", () => captureSettled(deps.ports.capture, ctx.requestId, price, retry));
+    const charge = await timed(deps, "capture", () => captureSettled((id, krw) => deps.ports.capture(id, krw, key.lowBalanceWatched), ctx.requestId, price, retry));
     if (charge.kind === "refused") {
       // The ledger says why (the hold had already been released or is gone): certainly not charged.
       deps.log({ level: "error", msg: "capture refused", requestId: ctx.requestId, code: charge.refusal.code, err: charge.refusal.title });

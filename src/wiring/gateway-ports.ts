@@ -26,14 +26,14 @@ export function gatewayPorts(s: {
     lookupKey: async (text) => toKeyLookup(await s.keys.lookup(text)),
     touchKey: (keyId) => s.keys.touch(keyId),
     reserve: (h) => s.billing.reserve(h),
-    async capture(requestId, amountKrw) {
+    async capture(requestId, amountKrw, lowBalanceWatched) {
       const r = await s.billing.capture(requestId, amountKrw);
-      if (!r.ok) return r;
+      if (!r.ok || !lowBalanceWatched) return r;
       // The low-balance e-mail never fails or repeats the paid call it follows.
       await notifyLowBalance({ db: s.db, mailer: s.mailer, publicUrl: s.config.PUBLIC_URL, log }, requestId).catch((err: unknown) =>
         log({ level: "warn", msg: "low-balance check failed", requestId, err: err instanceof Error ? err.message : String(err) }),
       );
-      return { ok: true, chargedKrw: r.chargedKrw, balanceKrw: r.balanceKrw };
+      return r;
     },
     async release(requestId) {
       await s.billing.release(requestId);
@@ -66,6 +66,8 @@ export function toKeyLookup(r: LookupResult): Awaited<ReturnType<GatewayPorts["l
       refundPending: r.org.refundPending,
       testQuota: r.org.testQuota,
       productStatus: productStatusOf(r.productStatus),
+      spendLimits: { orgDailyKrw: r.org.dailyLimitKrw, appDailyKrw: r.app.dailyLimitKrw, appMonthlyKrw: r.app.monthlyLimitKrw },
+      lowBalanceWatched: r.org.lowBalanceWatched,
     },
   };
 }

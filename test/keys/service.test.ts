@@ -4,6 +4,7 @@ import { allSettled, describeEachDb, manualClock } from "../db/harness.ts";
 import { makeOrg } from "../db/fixtures.ts";
 import { createKeyService, generateKey, loadOrCreatePepper, REISSUE_GRACE_MS, DORMANT_AFTER_MS } from "../../src/keys/index.ts";
 import { createAccounts } from "../../src/accounts/index.ts";
+import { setLowBalanceThreshold } from "../../src/billing/low-balance.ts";
 import type { Db } from "../../src/db/index.ts";
 
 const START = Date.parse("2026-11-17T03:00:00Z");
@@ -48,7 +49,23 @@ describeEachDb("keys", (getDb) => {
     assert.equal(found.key.kind, "live");
     assert.equal(found.key.label, `${issued.key.slice(0, 12)}…${issued.key.slice(-4)}`);
     assert.deepEqual(found.app, { appId, orgId, name: "fixture app", productEnabled: true, dailyLimitKrw: null, monthlyLimitKrw: null });
-    assert.deepEqual(found.org, { orgId, ownerUserId: userId, dailyLimitKrw: 50_000, refundPending: false, testQuota: "monthly" });
+    assert.deepEqual(found.org, { orgId, ownerUserId: userId, dailyLimitKrw: 50_000, refundPending: false, testQuota: "monthly", lowBalanceWatched: false });
+  });
+
+  test("the lookup says whether a low-balance e-mail is still to be sent (the capture's claim query runs only then)", async () => {
+    const { keys, appId, orgId, db } = await setup();
+    const issued = await keys.issue(appId, "live");
+    assert.ok(issued.ok);
+    const watched = async () => {
+      const found = await keys.lookup(issued.key);
+      assert.ok(found.ok);
+      return found.org.lowBalanceWatched;
+    };
+    assert.equal(await watched(), false, "no threshold");
+    await setLowBalanceThreshold(db, orgId, 10_000);
+    assert.equal(await watched(), true, "a threshold, no e-mail yet");
+    await db.query("UPDATE organizations SET low_balance_notified = true WHERE org_id = $1", [orgId]);
+    assert.equal(await watched(), false, "the e-mail went out");
   });
 
   test("lookupCurrent finds an app's current key of a kind by app ID, judged like a presented key", async () => {
