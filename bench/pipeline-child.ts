@@ -50,6 +50,7 @@ for (const input of inputs) {
       tier,
       outPixels: warm[0].width * warm[0].height,
       decodeMs: pick("decodeMs"),
+      modelInputMs: pick("modelInputMs"),
       inferenceMs: pick("inferenceMs"),
       composeMs: pick("composeMs"),
       encodeMs: pick("encodeMs"),

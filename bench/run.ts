@@ -3,18 +3,23 @@
 // full tiers, against bare inference of the same model measured in the same run.
 // Beside each row, the library's remove() on the same input and tier, and its ratio to the
 // service's end-to-end time. Medians of --runs warm runs (default 5). Each backend runs in its own child process
-// (ORT-web fixes its thread count per process).
+// (ORT-web fixes its thread count per process). Under the table, issue 14's three ratios
+// against their targets (bench/targets.ts), all from this one run.
 //
 //   npm run bench -- [--runs 5] [--backends wasm,native] [--threads 2] [--model small]
 import { spawnSync } from "node:child_process";
 import { availableParallelism, cpus, loadavg } from "node:os";
 import { fileURLToPath } from "node:url";
+import { targetRows, type BenchRow } from "./targets.ts";
 
 interface StageMedians {
   input: string;
   tier: "preview" | "full";
   outPixels: number;
   decodeMs: number;
+  /** The upright image resized to the model's input. */
+  modelInputMs: number;
+  /** The session's run alone (tensor in, mask out). */
   inferenceMs: number;
   composeMs: number;
   encodeMs: number;
@@ -53,8 +58,9 @@ const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
 console.log(`# npm run bench — ${new Date().toISOString()}`);
 console.log(`node ${process.version}, ${cpus().length} × ${cpus()[0]?.model ?? "cpu"}, model ${model}, ${threads} threads, ${runs} warm runs, load ${loadavg()[0].toFixed(2)}`);
 console.log("");
-console.log("| backend | input | tier | output px | decode | inference | compose | encode | end-to-end | bare inference | overhead vs bare | library remove() | library ÷ service |");
-console.log("|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
+console.log("| backend | input | tier | output px | decode | model input | inference | compose | encode | end-to-end | bare inference | overhead vs bare | library remove() | library ÷ service |");
+console.log("|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
+const measured: BenchRow[] = [];
 for (const backend of backends) {
   const bareCfg = { model, backend, threads, runs, fetchCompare: false };
   const bareOut = runChild("bench/inference-bare.ts", ["--child", JSON.stringify(bareCfg)]);
@@ -71,12 +77,18 @@ for (const backend of backends) {
   const out = JSON.parse(pipeOut) as ChildOut;
   for (const r of out.rows) {
     const overhead = ((r.e2eMs - bare) / bare) * 100;
+    measured.push({ backend: out.backend, input: r.input, tier: r.tier, inferenceMs: r.inferenceMs, e2eMs: r.e2eMs, bareMs: bare });
     console.log(
-      `| ${out.backend} | ${r.input} | ${r.tier} | ${r.outPixels.toLocaleString("en")} | ${r0(r.decodeMs)} | ${r0(r.inferenceMs)} | ${r0(r.composeMs)} | ${r0(r.encodeMs)} | ${r0(r.e2eMs)} | ${r0(bare)} | ${overhead.toFixed(0)} % | ${r0(r.libraryMs)} | ${(r.libraryMs / r.e2eMs).toFixed(2)} |`,
+      `| ${out.backend} | ${r.input} | ${r.tier} | ${r.outPixels.toLocaleString("en")} | ${r0(r.decodeMs)} | ${r0(r.modelInputMs)} | ${r0(r.inferenceMs)} | ${r0(r.composeMs)} | ${r0(r.encodeMs)} | ${r0(r.e2eMs)} | ${r0(bare)} | ${overhead.toFixed(0)} % | ${r0(r.libraryMs)} | ${(r.libraryMs / r.e2eMs).toFixed(2)} |`,
     );
   }
 }
 console.log("");
-console.log("All times in ms, medians. End-to-end: multipart request into the product endpoint until the PNG body is read.");
+console.log("| issue 14 measure | this run | target |");
+console.log("|---|---:|---:|");
+for (const t of targetRows(measured)) console.log(`| ${t.label} | ${t.ratio === undefined ? "not measured" : t.ratio.toFixed(2)} | ≤ ${t.target.toFixed(2)} |`);
+console.log("");
+console.log("All times in ms, medians. Model input: the upright image resized to the model's input; inference: the session's run alone.");
+console.log("End-to-end: multipart request into the product endpoint until the PNG body is read.");
 console.log("Library remove(): `createRemover({ workers: 1 })` from the package entry, the call until the Cutout resolves.");
 console.log(`Load average after: ${loadavg().map((x) => x.toFixed(2)).join(" ")}`);
