@@ -120,3 +120,4 @@ export function growMask(mask: Uint8Array, mw: number, mh: number, dw: number, d
   }
   return out;
 }
+
