@@ -1,6 +1,8 @@
 // npm run bench: per backend, the service's pipeline (product endpoint → worker pool →
 // decode, inference, compose, encode) on a 12 MP and a ~0.4 MP JPEG at the preview and
-// full tiers, against bare inference of the same model measured in the same run.
+// full tiers, against bare inference of the same model measured in the same run, one
+// bare run right before each request (the machine is shared: interleaving keeps the ratio
+// when the load changes; bench/inference-bare.ts measures bare inference on its own).
 // Beside each row, the library's remove() on the same input and tier, and its ratio to the
 // service's end-to-end time. Medians of --runs warm runs (default 5). Each backend runs in its own child process
 // (ORT-web fixes its thread count per process). Under the table, issue 14's three ratios
@@ -24,6 +26,8 @@ interface StageMedians {
   composeMs: number;
   encodeMs: number;
   e2eMs: number;
+  /** Bare inference, one run right before each request of this row (bench/bare-session.ts). */
+  bareMs: number;
   /** The library's remover.remove() on the same input and tier. */
   libraryMs: number;
 }
@@ -53,7 +57,6 @@ function runChild(script: string, args: string[]): string | { error: string } {
   return line;
 }
 
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
 
 console.log(`# npm run bench — ${new Date().toISOString()}`);
 console.log(`node ${process.version}, ${cpus().length} × ${cpus()[0]?.model ?? "cpu"}, model ${model}, ${threads} threads, ${runs} warm runs, load ${loadavg()[0].toFixed(2)}`);
@@ -62,13 +65,6 @@ console.log("| backend | input | tier | output px | decode | model input | infer
 console.log("|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
 const measured: BenchRow[] = [];
 for (const backend of backends) {
-  const bareCfg = { model, backend, threads, runs, fetchCompare: false };
-  const bareOut = runChild("bench/inference-bare.ts", ["--child", JSON.stringify(bareCfg)]);
-  if (typeof bareOut !== "string") {
-    console.log(`| ${backend} | skipped: ${bareOut.error} |`);
-    continue;
-  }
-  const bare = median((JSON.parse(bareOut) as { firstOnlyMs: number[] }).firstOnlyMs);
   const pipeOut = runChild("bench/pipeline-child.ts", [JSON.stringify({ backend, threads, runs, model })]);
   if (typeof pipeOut !== "string") {
     console.log(`| ${backend} | pipeline skipped: ${pipeOut.error} |`);
@@ -76,6 +72,7 @@ for (const backend of backends) {
   }
   const out = JSON.parse(pipeOut) as ChildOut;
   for (const r of out.rows) {
+    const bare = r.bareMs;
     const overhead = ((r.e2eMs - bare) / bare) * 100;
     measured.push({ backend: out.backend, input: r.input, tier: r.tier, inferenceMs: r.inferenceMs, e2eMs: r.e2eMs, bareMs: bare });
     console.log(
@@ -90,5 +87,6 @@ for (const t of targetRows(measured)) console.log(`| ${t.label} | ${t.ratio === 
 console.log("");
 console.log("All times in ms, medians. Model input: the upright image resized to the model's input; inference: the session's run alone.");
 console.log("End-to-end: multipart request into the product endpoint until the PNG body is read.");
+console.log("Bare inference: the same model and session options in a plain session on a 1024² tensor, one run right before each request, same process.");
 console.log("Library remove(): `createRemover({ workers: 1 })` from the package entry, the call until the Cutout resolves.");
 console.log(`Load average after: ${loadavg().map((x) => x.toFixed(2)).join(" ")}`);
