@@ -35,7 +35,7 @@ export const nativeSessionOptions = (threads: number): OrtCommon.InferenceSessio
   // pool worker, the HTTP loop, GC, another process) finds no free core, and ORT's
   // evenly split operators then wait for the descheduled thread: one busy core made a
   // run 2.27 s spinning against 2.09 s blocking, at the same 1.27 s when quiet, and
-  // blocking used 8-20 % less CPU (docs/DECISIONS.md, "Native threads block").
+  // blocking used 8-22 % less CPU (docs/DECISIONS.md, "Native threads block").
   extra: { session: { intra_op: { allow_spinning: "0" } } },
 });
 
