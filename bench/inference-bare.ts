@@ -8,11 +8,10 @@
 //          [--backends wasm,native] [--threads 1,2] [--no-fetch-compare]
 // The numbers depend on what else the machine runs: the load average is printed with them.
 import { spawnSync } from "node:child_process";
-import { readFile } from "node:fs/promises";
 import { loadavg } from "node:os";
 import { fileURLToPath } from "node:url";
-import { resolveModel } from "../src/inference/manifest.ts";
 import { outputToMask, rgbToNchw } from "../src/inference/tensor.ts";
+import { openBareSession } from "./bare-session.ts";
 
 interface ChildConfig {
   model: string;
@@ -33,7 +32,6 @@ interface ChildResult extends ChildConfig {
   load: [number, number];
 }
 
-const root = fileURLToPath(new URL("../", import.meta.url));
 const median = (xs: number[]) => {
   const s = [...xs].sort((a, b) => a - b);
   const mid = s.length >> 1;
@@ -49,38 +47,11 @@ async function time<T>(fn: () => Promise<T> | T): Promise<number> {
 
 async function child(cfg: ChildConfig): Promise<ChildResult> {
   const loadBefore = loadavg()[0]!;
-  const resolved = await resolveModel({ model: cfg.model, modelsDir: `${root}models` });
-  if (!resolved.ok) throw new Error(resolved.title);
-  const m = resolved.entry;
-  const [h, w] = m.inputSize;
-
-  // A deterministic textured image: flat inputs can take faster paths in some kernels.
-  const rgb = new Uint8Array(w * h * 3);
-  for (let i = 0; i < rgb.length; i++) rgb[i] = (i * 2654435761) >>> 24;
-  const input = rgbToNchw(rgb, w, h, m.mean, m.std);
-
-  let run: (fetchAll: boolean) => Promise<ArrayLike<number>>;
   const createStart = performance.now();
-  if (cfg.backend === "wasm") {
-    const { importOrtWeb, configureOrtWeb, ortWebSessionOptions } = await import("../src/inference/backend-ort-web.ts");
-    const ort = await importOrtWeb("default");
-    configureOrtWeb(ort, `${root}wasm`, cfg.threads);
-    const session = await ort.InferenceSession.create(new Uint8Array(await readFile(resolved.path)), ortWebSessionOptions("wasm"));
-    run = async (fetchAll) => {
-      const feeds = { [m.inputName]: new ort.Tensor("float32", input, [1, 3, h, w]) };
-      const out = fetchAll ? await session.run(feeds) : await session.run(feeds, [m.outputName]);
-      return out[m.outputName]!.data as Float32Array;
-    };
-  } else {
-    const { importNativeOrt, nativeSessionOptions } = await import("../src/inference/backend-native.ts");
-    const ort = await importNativeOrt();
-    const session = await ort.InferenceSession.create(resolved.path, nativeSessionOptions(cfg.threads));
-    run = async (fetchAll) => {
-      const feeds = { [m.inputName]: new ort.Tensor("float32", input, [1, 3, h, w]) };
-      const out = fetchAll ? await session.run(feeds) : await session.run(feeds, [m.outputName]);
-      return out[m.outputName]!.data as Float32Array;
-    };
-  }
+  const bare = await openBareSession(cfg);
+  const run = (fetchAll: boolean) => bare.run(fetchAll);
+  const { model: m, rgb } = bare;
+  const [h, w] = m.inputSize;
   const createMs = performance.now() - createStart;
 
   let output: ArrayLike<number> = [];

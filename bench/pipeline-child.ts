@@ -1,5 +1,7 @@
 // One backend's half of npm run bench: builds the real product endpoint over a warm
-// one-worker pool and times requests through it, then the library's remove() (the package
+// one-worker pool and times requests through it, each right after one bare inference
+// (bench/bare-session.ts, in this process's main thread), so a change in the machine's
+// load hits both alike and their ratio holds; then the library's remove() (the package
 // entry, its own one-worker remover) on the same inputs. Prints one JSON line.
 import { createAdmission } from "../src/product/admission.ts";
 import { createProductApp, PRODUCT_PATH } from "../src/product/app.ts";
@@ -7,8 +9,11 @@ import { openEngine } from "../src/library/open-engine.ts";
 import { createByteBudget } from "../src/http/byte-budget.ts";
 import { createRemover } from "../src/index.ts";
 import { benchInputs } from "./inputs.ts";
+import { openBareSession } from "./bare-session.ts";
 
 const cfg = JSON.parse(process.argv[2]) as { backend: "wasm" | "native"; threads: number; runs: number; model: string };
+const bare = await openBareSession(cfg);
+await bare.run(false); // warm-up
 const engine = await openEngine({ model: cfg.model, backend: cfg.backend, threads: cfg.threads, workers: 1 });
 await engine.whenReady();
 
@@ -31,8 +36,12 @@ const inputs = await benchInputs();
 for (const input of inputs) {
   for (const tier of ["preview", "full"] as const) {
     const e2e: number[] = [];
+    const bareMs: number[] = [];
     stages.length = 0;
     for (let i = 0; i <= cfg.runs; i++) {
+      const b0 = performance.now();
+      await bare.run(false);
+      if (i > 0) bareMs.push(performance.now() - b0);
       const form = new FormData();
       form.append("image_file", new Blob([input.bytes as Uint8Array<ArrayBuffer>]), "in.jpg");
       form.append("size", tier);
@@ -50,10 +59,12 @@ for (const input of inputs) {
       tier,
       outPixels: warm[0].width * warm[0].height,
       decodeMs: pick("decodeMs"),
+      modelInputMs: pick("modelInputMs"),
       inferenceMs: pick("inferenceMs"),
       composeMs: pick("composeMs"),
       encodeMs: pick("encodeMs"),
       e2eMs: median(e2e),
+      bareMs: median(bareMs),
     });
   }
 }

@@ -7,14 +7,28 @@
 export function boxBlur(src: Float32Array, w: number, h: number, r: number, tmp: Float32Array, out: Float32Array): void {
   const invX = windowInverses(w, r);
   const invY = windowInverses(h, r);
-  // Horizontal: src -> tmp
+  // Horizontal: src -> tmp. The window's three phases (growing at the left edge, full
+  // and sliding, shrinking at the right edge) as three loops, so the hot middle one has
+  // no edge test; each step does the same additions in the same order as one loop would.
+  const grow = Math.min(w, r + 1); // x < grow: nothing leaves on the left yet
+  const full = Math.max(grow, w - r - 1); // x >= full: nothing enters on the right any more
   for (let y = 0; y < h; y++) {
     const row = y * w;
     let sum = 0;
     for (let x = 0; x <= Math.min(w - 1, r); x++) sum += src[row + x];
-    for (let x = 0; x < w; x++) {
+    let x = 0;
+    for (; x < grow; x++) {
       tmp[row + x] = sum * invX[x];
-      // slide: add the pixel entering on the right, drop the one leaving on the left
+      if (x + r + 1 < w) sum += src[row + x + r + 1];
+      if (x >= r) sum -= src[row + x - r];
+    }
+    for (; x < full; x++) {
+      tmp[row + x] = sum * invX[x];
+      sum += src[row + x + r + 1];
+      sum -= src[row + x - r];
+    }
+    for (; x < w; x++) {
+      tmp[row + x] = sum * invX[x];
       if (x + r + 1 < w) sum += src[row + x + r + 1];
       if (x >= r) sum -= src[row + x - r];
     }

@@ -18,25 +18,41 @@ export const HARD_ALPHA_THRESHOLD = 128;
  * become opaque at the edge do not keep the old background's tint.
  */
 export function composeCutout(img: RGBA, alpha: Uint8Array, opts: ComposeOptions): RGBA {
+  const out = { width: img.width, height: img.height, data: new Uint8ClampedArray(img.data) };
+  composeCutoutInPlace(out, alpha.slice(), opts);
+  return out;
+}
+
+/**
+ * composeCutout without copies, for a caller that owns both buffers (the pipeline: at
+ * 12 MP a copy of the image is 48 MB and about 20 ms): `img` becomes the cut-out and
+ * `alpha` its final alpha channel, ready for the bounding box or a greyscale PNG.
+ */
+export function composeCutoutInPlace(img: RGBA, alpha: Uint8Array, opts: ComposeOptions): void {
   const { width, height } = img;
   const n = width * height;
   if (alpha.length !== n) throw new RangeError(`composeCutout: ${alpha.length} mask values for ${width} x ${height}`);
-  const out = new Uint8ClampedArray(img.data);
+  const out = img.data;
   estimateForegroundInPlace(out, alpha, width, height);
   const hard = !opts.semitransparency;
-  for (let p = 0, i = 0; p < n; p++, i += 4) {
+  for (let p = 0, i = 3; p < n; p++, i += 4) {
     let m = alpha[p];
     if (hard) m = m >= HARD_ALPHA_THRESHOLD ? 255 : 0;
-    if (m === 255) continue; // colour and any input alpha stay as they are
-    const a = m === 0 ? 0 : Math.round((m * out[i + 3]) / 255);
-    out[i + 3] = a;
+    const inputAlpha = out[i];
+    if (m === 255) {
+      alpha[p] = inputAlpha; // colour and any input alpha stay as they are
+      continue;
+    }
+    // An opaque input pixel (every JPEG's) takes the mask as it is: no division.
+    const a = m === 0 ? 0 : inputAlpha === 255 ? m : Math.round((m * inputAlpha) / 255);
+    out[i] = a;
+    alpha[p] = a;
     if (a === 0) {
       // Colour under alpha 0 is invisible but survives in the file; clear it so the
       // PNG compresses better and does not carry the removed background.
-      out[i] = 0;
-      out[i + 1] = 0;
-      out[i + 2] = 0;
+      out[i - 3] = 0;
+      out[i - 2] = 0;
+      out[i - 1] = 0;
     }
   }
-  return { width, height, data: out };
 }

@@ -7,7 +7,7 @@ export { decodeImage, MAX_JPEG_SCANS, type DecodeOptions, type DecodeResult } fr
 export { applyOrientation } from "./orient.ts";
 export { resizeRGBA, resizeToRGB, resizeMask } from "./resize.ts";
 export { outputSize, PREVIEW_MAX_PIXELS, SIZES, type Size, type Tier } from "./tiers.ts";
-export { composeCutout, HARD_ALPHA_THRESHOLD, type ComposeOptions } from "./compose.ts";
+export { composeCutout, composeCutoutInPlace, HARD_ALPHA_THRESHOLD, type ComposeOptions } from "./compose.ts";
 export { foregroundBox, type Box } from "./bbox.ts";
 export { encodePng } from "./encode.ts";
 export { createCodecs, defaultCodecs, type Codecs, type CodecOutcome } from "./codecs.ts";

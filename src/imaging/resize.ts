@@ -1,8 +1,10 @@
 // Resizing for the pipeline: the image to the output size, the image to the model's
 // input (packed RGB), and the model's mask back to the output size. The filtering
-// itself (area average when shrinking, bilinear when growing) is in resample.ts.
+// itself (area average when shrinking, bilinear when growing) is in resample.ts; the
+// faster kernels for opaque images and growing masks, same bytes out, in resample-fast.ts.
 import type { RGBA } from "./types.ts";
 import { resampleRows } from "./resample.ts";
+import { growMask, isOpaque, resampleOpaqueRows } from "./resample-fast.ts";
 
 function checkSize(fn: string, width: number, height: number): void {
   if (!Number.isInteger(width) || !Number.isInteger(height) || width < 1 || height < 1) {
@@ -11,8 +13,7 @@ function checkSize(fn: string, width: number, height: number): void {
 }
 
 function hasTransparency(data: Uint8ClampedArray): boolean {
-  for (let i = 3; i < data.length; i += 4) if (data[i] !== 255) return true;
-  return false;
+  return !isOpaque(data);
 }
 
 /**
@@ -24,6 +25,19 @@ export function resizeRGBA(img: RGBA, width: number, height: number): RGBA {
   if (width === img.width && height === img.height) return img;
   const premultiply = hasTransparency(img.data);
   const out = new Uint8ClampedArray(width * height * 4);
+  if (!premultiply) {
+    // Opaque (every JPEG): alpha stays 255, the colour takes the fast kernel.
+    resampleOpaqueRows(img, width, height, (row, y) => {
+      let o = y * width * 4;
+      for (let i = 0; i < row.length; i += 3, o += 4) {
+        out[o] = row[i]; // Uint8ClampedArray rounds and clamps, as below
+        out[o + 1] = row[i + 1];
+        out[o + 2] = row[i + 2];
+        out[o + 3] = 255;
+      }
+    });
+    return { width, height, data: out };
+  }
   resampleRows({ ...img, channels: 4 }, width, height, premultiply, (row, y) => {
     let o = y * width * 4;
     for (let i = 0; i < row.length; i += 4, o += 4) {
@@ -54,6 +68,13 @@ export function resizeToRGB(img: RGBA, width: number, height: number): Uint8Arra
   checkSize("resizeToRGB", width, height);
   const premultiply = hasTransparency(img.data);
   const out = new Uint8Array(width * height * 3);
+  if (!premultiply) {
+    resampleOpaqueRows(img, width, height, (row, y) => {
+      const o = y * width * 3;
+      for (let i = 0; i < row.length; i++) out[o + i] = Math.min(255, row[i] + 0.5);
+    });
+    return out;
+  }
   resampleRows({ ...img, channels: 4 }, width, height, premultiply, (row, y) => {
     let o = y * width * 3;
     for (let i = 0; i < row.length; i += 4, o += 3) {
@@ -71,6 +92,7 @@ export function resizeMask(mask: Uint8Array, mw: number, mh: number, width: numb
   checkSize("resizeMask", width, height);
   if (mask.length !== mw * mh) throw new RangeError(`resizeMask: ${mask.length} bytes for a ${mw} x ${mh} mask`);
   if (mw === width && mh === height) return mask.slice();
+  if (width >= mw && height >= mh) return growMask(mask, mw, mh, width, height);
   const out = new Uint8Array(width * height);
   resampleRows({ width: mw, height: mh, data: mask, channels: 1 }, width, height, false, (row, y) => {
     const o = y * width;
@@ -78,3 +100,4 @@ export function resizeMask(mask: Uint8Array, mw: number, mh: number, width: numb
   });
   return out;
 }
+

@@ -30,6 +30,13 @@ export const nativeSessionOptions = (threads: number): OrtCommon.InferenceSessio
   interOpNumThreads: 1,
   executionMode: "sequential",
   graphOptimizationLevel: "all",
+  // ORT's pool threads busy-wait between and after operators by default. With as many
+  // threads as cores, any other runnable thread (the pipeline's own stages, another
+  // pool worker, the HTTP loop, GC, another process) finds no free core, and ORT's
+  // evenly split operators then wait for the descheduled thread: one busy core made a
+  // run 2.27 s spinning against 2.09 s blocking, at the same 1.27 s when quiet, and
+  // blocking used 8-22 % less CPU (docs/DECISIONS.md, "Native threads block").
+  extra: { session: { intra_op: { allow_spinning: "0" } } },
 });
 
 export async function createNativeRunner(opts: RunnerOptions): Promise<TensorRunner> {

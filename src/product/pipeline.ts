@@ -8,7 +8,7 @@ import {
   resizeToRGB,
   resizeMask,
   outputSize,
-  composeCutout,
+  composeCutoutInPlace,
   foregroundBox,
   encodePng,
   composeOverColour,
@@ -31,6 +31,9 @@ export interface PipelineJob {
 
 export interface StageTimings {
   decodeMs: number;
+  /** The upright image resized to the model's input (packed RGB). */
+  modelInputMs: number;
+  /** The session's run alone: tensor in, model, mask out; comparable with bare inference. */
   inferenceMs: number;
   composeMs: number;
   encodeMs: number;
@@ -68,19 +71,23 @@ export async function runPipeline(job: PipelineJob, session: MaskSession, now: (
   // The model sees the whole upright image at its own input size, whatever the tier,
   // so a preview's mask is as good as the full one's, only smaller.
   const { width: mw, height: mh } = session.inputSize;
-  const mask = await session.run(resizeToRGB(upright, mw, mh));
+  const modelInput = resizeToRGB(upright, mw, mh);
+  const t1m = now();
+  const mask = await session.run(modelInput);
   const t2 = now();
 
   const out = outputSize(upright.width, upright.height, job.size);
-  const base = out.width === upright.width && out.height === upright.height ? upright : resizeRGBA(upright, out.width, out.height);
+  // Both buffers are this run's own (the decoded image or its resize, the grown mask), so
+  // the cut-out is made in them: the image becomes the cut-out, the mask its alpha.
+  const cutout = out.width === upright.width && out.height === upright.height ? upright : resizeRGBA(upright, out.width, out.height);
   const alpha = resizeMask(mask, mw, mh, out.width, out.height);
-  const cutout = composeCutout(base, alpha, { semitransparency: job.semitransparency });
-  const foreground = foregroundBox(alphaOf(cutout), out.width, out.height);
+  composeCutoutInPlace(cutout, alpha, { semitransparency: job.semitransparency });
+  const foreground = foregroundBox(alpha, out.width, out.height);
   const t3 = now();
 
   const png =
     job.channels === "alpha"
-      ? await encodeGreyPng(out.width, out.height, alphaOf(cutout))
+      ? await encodeGreyPng(out.width, out.height, alpha)
       : await encodePng(job.background ? composeOverColour(cutout, job.background) : cutout);
   const t4 = now();
   return {
@@ -91,14 +98,7 @@ export async function runPipeline(job: PipelineJob, session: MaskSession, now: (
     foreground,
     uncertainty: maskUncertainty(mask),
     processingMs: Math.round(t4 - t0),
-    timings: { decodeMs: t1 - t0, inferenceMs: t2 - t1, composeMs: t3 - t2, encodeMs: t4 - t3 },
+    timings: { decodeMs: t1 - t0, modelInputMs: t1m - t1, inferenceMs: t2 - t1m, composeMs: t3 - t2, encodeMs: t4 - t3 },
   };
 }
 
-/** The alpha channel of a composed cut-out (hardened when semitransparency is off). */
-function alphaOf(img: { width: number; height: number; data: Uint8ClampedArray }): Uint8Array {
-  const n = img.width * img.height;
-  const a = new Uint8Array(n);
-  for (let i = 0; i < n; i++) a[i] = img.data[i * 4 + 3];
-  return a;
-}

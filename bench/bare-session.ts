@@ -1,0 +1,60 @@
+// Bare inference: the model in a plain ORT session on a fixed 1024² tensor, nothing else
+// (no decode, resize, pre/post-processing or worker). With the same session options as
+// the pipeline's sessions (exported by the backends), so the two differ only in what
+// surrounds the run. Used by bench/inference-bare.ts and, interleaved with the
+// pipeline's requests, by bench/pipeline-child.ts.
+import { readFile } from "node:fs/promises";
+import { fileURLToPath } from "node:url";
+import { resolveModel } from "../src/inference/manifest.ts";
+import { rgbToNchw } from "../src/inference/tensor.ts";
+import type { ModelEntry } from "../src/inference/manifest.ts";
+
+export interface BareSession {
+  model: ModelEntry;
+  /** The deterministic input's RGB bytes (for timing pre-processing). */
+  rgb: Uint8Array;
+  /** One run; `fetchAll` fetches every output instead of the mask alone. */
+  run(fetchAll: boolean): Promise<ArrayLike<number>>;
+}
+
+const root = fileURLToPath(new URL("../", import.meta.url));
+
+export async function openBareSession(cfg: { model: string; backend: "wasm" | "native"; threads: number }): Promise<BareSession> {
+  const resolved = await resolveModel({ model: cfg.model, modelsDir: `${root}models` });
+  if (!resolved.ok) throw new Error(resolved.title);
+  const m = resolved.entry;
+  const [h, w] = m.inputSize;
+  // A deterministic textured image: flat inputs can take faster paths in some kernels.
+  const rgb = new Uint8Array(w * h * 3);
+  for (let i = 0; i < rgb.length; i++) rgb[i] = (i * 2654435761) >>> 24;
+  const input = rgbToNchw(rgb, w, h, m.mean, m.std);
+  const dims = [1, 3, h, w];
+
+  if (cfg.backend === "wasm") {
+    const { importOrtWeb, configureOrtWeb, ortWebSessionOptions } = await import("../src/inference/backend-ort-web.ts");
+    const ort = await importOrtWeb("default");
+    configureOrtWeb(ort, `${root}wasm`, cfg.threads);
+    const session = await ort.InferenceSession.create(new Uint8Array(await readFile(resolved.path)), ortWebSessionOptions("wasm"));
+    return {
+      model: m,
+      rgb,
+      async run(fetchAll) {
+        const feeds = { [m.inputName]: new ort.Tensor("float32", input, dims) };
+        const out = fetchAll ? await session.run(feeds) : await session.run(feeds, [m.outputName]);
+        return out[m.outputName]!.data as Float32Array;
+      },
+    };
+  }
+  const { importNativeOrt, nativeSessionOptions } = await import("../src/inference/backend-native.ts");
+  const ort = await importNativeOrt();
+  const session = await ort.InferenceSession.create(resolved.path, nativeSessionOptions(cfg.threads));
+  return {
+    model: m,
+    rgb,
+    async run(fetchAll) {
+      const feeds = { [m.inputName]: new ort.Tensor("float32", input, dims) };
+      const out = fetchAll ? await session.run(feeds) : await session.run(feeds, [m.outputName]);
+      return out[m.outputName]!.data as Float32Array;
+    },
+  };
+}

@@ -1,0 +1,34 @@
+// Issue 14's targets, each a ratio of two times measured in the same run (the machine
+// differs from run to run, so only ratios are compared with a target).
+export interface BenchRow {
+  backend: string;
+  input: string;
+  tier: "preview" | "full";
+  inferenceMs: number;
+  e2eMs: number;
+  /** Bare inference of the same backend in the same run. */
+  bareMs: number;
+}
+
+export interface TargetRow {
+  label: string;
+  /** Undefined when the run did not measure it (a backend skipped). */
+  ratio: number | undefined;
+  target: number;
+}
+
+const TWELVE_MP = "12 MP JPEG";
+
+export function targetRows(rows: BenchRow[]): TargetRow[] {
+  const find = (backend: string) => rows.find((r) => r.backend === backend && r.input === TWELVE_MP && r.tier === "full");
+  const wasm = find("wasm");
+  const native = find("native");
+  // Inside the pipeline: the worst of the native rows, so no input or tier hides behind another.
+  const nativeRows = rows.filter((r) => r.backend === "native");
+  const nativeInside = nativeRows.length ? Math.max(...nativeRows.map((r) => r.inferenceMs / r.bareMs)) : undefined;
+  return [
+    { label: "12 MP JPEG, full tier, WASM: end to end ÷ bare inference", ratio: wasm && wasm.e2eMs / wasm.bareMs, target: 1.15 },
+    { label: "native: inference inside the pipeline ÷ bare native (worst row)", ratio: nativeInside, target: 1.05 },
+    { label: "12 MP JPEG, full tier, native: end to end ÷ bare", ratio: native && native.e2eMs / native.bareMs, target: 1.35 },
+  ];
+}
