@@ -4,9 +4,12 @@
 // numbers, catalogue error codes, stage names, key modes — never key text, e-mails or
 // request IDs, which would leak secrets and make one time series per request.
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";
+import type { GatewayObserver } from "../gateway/deps.ts";
+import type { ProductObserver } from "../product/run-job.ts";
 
-export type GatewayStage = "authenticate" | "limits" | "reserve" | "product" | "capture";
-export type ProductStage = "queue_wait" | "decode" | "inference" | "compose" | "encode";
+/** Stage names are the observers' own (one list each, where the stages are timed). */
+export type GatewayStage = Parameters<GatewayObserver["stage"]>[0];
+export type ProductStage = Parameters<ProductObserver["stage"]>[0];
 export type KeyMode = "test" | "live";
 /** Why a hold ended without a charge: the request failed, or the sweeper found it expired. */
 export type ReleaseReason = "error" | "expired";

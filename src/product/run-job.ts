@@ -28,7 +28,7 @@ export interface ProductDeps {
 
 /** What the product service measures, without knowing who records it. Milliseconds. */
 export interface ProductObserver {
-  stage(stage: "queue_wait" | "decode" | "inference" | "compose" | "encode", ms: number): void;
+  stage(stage: "queue_wait" | "decode" | "model_input" | "inference" | "compose" | "encode", ms: number): void;
 }
 
 export function createJobRunner(deps: ProductDeps): JobRunner {
@@ -102,6 +102,7 @@ function observeStages(o: ProductObserver | undefined, totalMs: number, r: { pro
   if (!o) return;
   o.stage("queue_wait", Math.max(0, totalMs - r.processingMs));
   o.stage("decode", r.timings.decodeMs);
+  o.stage("model_input", r.timings.modelInputMs);
   o.stage("inference", r.timings.inferenceMs);
   o.stage("compose", r.timings.composeMs);
   o.stage("encode", r.timings.encodeMs);

@@ -66,7 +66,7 @@ test("traffic moves request counts, stage histograms and KRW captured by key mod
   assert.equal(gw("product"), 2);
   assert.equal(gw("capture"), 1);
 
-  for (const stage of ["queue_wait", "decode", "inference", "compose", "encode"]) {
+  for (const stage of ["queue_wait", "decode", "model_input", "inference", "compose", "encode"]) {
     assert.equal(delta(b, a, `pixeldrop_product_stage_duration_seconds_count{stage="${stage}"}`), 2, stage);
   }
   assert.ok(delta(b, a, 'pixeldrop_product_stage_duration_seconds_sum{stage="decode"}') > 0, "decode takes some time");
