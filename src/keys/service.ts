@@ -21,6 +21,7 @@ import {
   type KeyRow,
 } from "./records.ts";
 import { REISSUE_GRACE_MS, rejectReason, type KeyRejectReason } from "./states.ts";
+import { createUnknownHashes } from "./unknown-hashes.ts";
 
 export interface KeyServiceDeps {
   db: Db;
@@ -53,6 +54,7 @@ export function createKeyService({ db, now, pepper, touchIntervalMs = 60_000 }: 
   const hasher = () => (hasherPromise ??= createKeyHasher(pepper));
   // When this process last wrote last_used_at per key, to skip even the query.
   const lastTouch = new Map<string, number>();
+  const unknown = createUnknownHashes(now);
 
   async function insertKey(tx: Db, appId: string, kind: KeyKind, keyId: string): Promise<string> {
     const key = generateKey(kind);
@@ -184,9 +186,13 @@ export function createKeyService({ db, now, pepper, touchIntervalMs = 60_000 }: 
     if (!keyText) return invalid("missing");
     if (!isWellFormedKey(keyText)) return invalid("malformed");
     const hash = await (await hasher()).hash(keyText);
+    if (unknown.has(hash)) return invalid("unknown");
     const rows = await db.query<KeyJoinRow>(LOOKUP_BY_HASH_SQL, [hash]);
     const row = rows[0];
-    if (!row || !constantTimeEqual(row.hash, hash)) return invalid("unknown");
+    if (!row || !constantTimeEqual(row.hash, hash)) {
+      unknown.add(hash);
+      return invalid("unknown");
+    }
     return judge(row);
   }
 

@@ -2,6 +2,8 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { allSettled, describeEachDb, manualClock } from "../db/harness.ts";
 import { makeOrg } from "../db/fixtures.ts";
+import { LOOKUP_BY_HASH_SQL } from "../../src/keys/records.ts";
+import { UNKNOWN_KEY_MEMORY_MS } from "../../src/keys/unknown-hashes.ts";
 import { createKeyService, generateKey, loadOrCreatePepper, REISSUE_GRACE_MS, DORMANT_AFTER_MS } from "../../src/keys/index.ts";
 import { createAccounts } from "../../src/accounts/index.ts";
 import { setLowBalanceThreshold } from "../../src/billing/low-balance.ts";
@@ -66,6 +68,32 @@ describeEachDb("keys", (getDb) => {
     assert.equal(await watched(), true, "a threshold, no e-mail yet");
     await db.query("UPDATE organizations SET low_balance_notified = true WHERE org_id = $1", [orgId]);
     assert.equal(await watched(), false, "the e-mail went out");
+  });
+
+  test("a key with no row is remembered as unknown for a minute: one query, not one per call", async () => {
+    const { db, clock, appId } = await setup();
+    let lookups = 0;
+    const counting: Db = {
+      ...db,
+      query: (text, params) => {
+        if (text === LOOKUP_BY_HASH_SQL) lookups++;
+        return db.query(text, params);
+      },
+    };
+    const keys = createKeyService({ db: counting, now: clock.now, pepper: PEPPER });
+    const madeUp = generateKey("live");
+    for (let i = 0; i < 5; i++) assert.equal(reasonOf(await keys.lookup(madeUp)), "invalid_api_key/unknown");
+    assert.equal(lookups, 1, "asked the store once");
+    clock.advance(UNKNOWN_KEY_MEMORY_MS);
+    assert.equal(reasonOf(await keys.lookup(madeUp)), "invalid_api_key/unknown");
+    assert.equal(lookups, 2, "asked again once the minute is over");
+    // A key that exists is never answered from that memory, and a deleted one has a row: judged every call.
+    const issued = await keys.issue(appId, "live");
+    assert.ok(issued.ok);
+    assert.equal(reasonOf(await keys.lookup(issued.key)), "ok");
+    assert.ok(await keys.remove(issued.keyId).then((r) => r.ok));
+    assert.equal(reasonOf(await keys.lookup(issued.key)), "invalid_api_key/deleted");
+    assert.equal(lookups, 4);
   });
 
   test("lookupCurrent finds an app's current key of a kind by app ID, judged like a presented key", async () => {
