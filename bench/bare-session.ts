@@ -35,26 +35,17 @@ export async function openBareSession(cfg: { model: string; backend: "wasm" | "n
     const ort = await importOrtWeb("default");
     configureOrtWeb(ort, `${root}wasm`, cfg.threads);
     const session = await ort.InferenceSession.create(new Uint8Array(await readFile(resolved.path)), ortWebSessionOptions("wasm"));
-    return {
-      model: m,
-      rgb,
-      async run(fetchAll) {
-        const feeds = { [m.inputName]: new ort.Tensor("float32", input, dims) };
-        const out = fetchAll ? await session.run(feeds) : await session.run(feeds, [m.outputName]);
-        return out[m.outputName]!.data as Float32Array;
-      },
-    };
+    const feeds = () => ({ [m.inputName]: new ort.Tensor("float32", input, dims) });
+    return bare((all) => (all ? session.run(feeds()) : session.run(feeds(), [m.outputName])));
   }
   const { importNativeOrt, nativeSessionOptions } = await import("../src/inference/backend-native.ts");
   const ort = await importNativeOrt();
   const session = await ort.InferenceSession.create(resolved.path, nativeSessionOptions(cfg.threads));
-  return {
-    model: m,
-    rgb,
-    async run(fetchAll) {
-      const feeds = { [m.inputName]: new ort.Tensor("float32", input, dims) };
-      const out = fetchAll ? await session.run(feeds) : await session.run(feeds, [m.outputName]);
-      return out[m.outputName]!.data as Float32Array;
-    },
-  };
+  const feeds = () => ({ [m.inputName]: new ort.Tensor("float32", input, dims) });
+  return bare((all) => (all ? session.run(feeds()) : session.run(feeds(), [m.outputName])));
+
+  /** Either package's session run (their JS APIs are the same), with the mask output picked out. */
+  function bare(run: (fetchAll: boolean) => Promise<Record<string, { data: unknown }>>): BareSession {
+    return { model: m, rgb, run: async (fetchAll) => (await run(fetchAll))[m.outputName]!.data as Float32Array };
+  }
 }

@@ -77,4 +77,13 @@ describe("refusals of a known key keep their row", () => {
     const r = await row(e.requestId);
     assert.deepEqual([r?.status, r?.errorCode, r?.orgId, r?.keyKind], [400, "unsupported_parameter", c.orgId, "live"]);
   });
+
+  test("a suspended key's 403 has its row: the key is one we issued, so the refusal is its app's", async () => {
+    const c = await g.h.customer({ creditKrw: 1000 });
+    await g.h.admin("POST", `/keys/${c.liveKeyId}/suspend`);
+    const e = await expectError(await postRemovebg(app, randomIp(), c.liveKey, { image_file: TINY_PNG }), 403, "key_suspended");
+    assert.equal(accessLine(e.requestId)?.code, "key_suspended");
+    const r = await row(e.requestId);
+    assert.deepEqual([r?.status, r?.errorCode], [403, "key_suspended"]);
+  });
 });
