@@ -42,8 +42,15 @@ function send(
       // With Content-Length the product charges its receive budget the real size.
       headers: { ...msg.headers, authorization, "content-length": String(msg.body.byteLength) },
     });
-    req.on("error", reject);
+    let answered = false;
+    // Before the status line, an error means the product was never reached (resendable);
+    // after it, the same socket error (a reset mid-body fires on the request too) is a
+    // malformed answer, settled by the response's own events below: never resent.
+    req.on("error", (err) => {
+      if (!answered) reject(err);
+    });
     req.on("response", (res: IncomingMessage) => {
+      answered = true;
       const chunks: Buffer[] = [];
       res.on("data", (c: Buffer) => chunks.push(c));
       // A body that breaks off reads as empty: the answer arrived, so it is malformed
