@@ -7,7 +7,7 @@
 // combined vertically, so memory stays at a few rows however large the image is.
 
 /** Per output index: the first source index and its run of weights (summing to 1). */
-interface AxisFilter {
+export interface AxisFilter {
   first: Int32Array;
   taps: Int32Array;
   /** weights[i * maxTaps + k] belongs to source index first[i] + k. */
@@ -88,14 +88,27 @@ export function resampleRows(
   // One element type for every caller keeps the hot loops monomorphic.
   const bytes = new Uint8Array(src.data.buffer, src.data.byteOffset, src.data.length);
   const fx = axisFilter(src.width, dw);
-  const fy = axisFilter(src.height, dh);
-  const rowLen = dw * C;
+  const filter = C === 1 ? filterRow1 : premultiply ? filterRow4Premultiplied : filterRow4;
+  verticalPass(axisFilter(src.height, dh), dh, dw * C, (r, out, at) => filter(bytes, r * src.width * C, fx, dw, out, at), emit);
+}
+
+/**
+ * The vertical half of every resize here: output row y is the weighted sum of the
+ * source rows its taps name, each filtered horizontally once by `fillRow` (into
+ * `out[at..at + rowLen)`) and kept in a ring of maxTaps + 1 rows, since consecutive
+ * output rows share most of their source rows.
+ */
+export function verticalPass(
+  fy: AxisFilter,
+  dh: number,
+  rowLen: number,
+  fillRow: (r: number, out: Float32Array, at: number) => void,
+  emit: (row: Float32Array, y: number) => void,
+): void {
   const ring = fy.maxTaps + 1;
   const cache = new Float32Array(ring * rowLen);
   const cachedRow = new Int32Array(ring).fill(-1);
   const acc = new Float32Array(rowLen);
-  const filter = C === 1 ? filterRow1 : premultiply ? filterRow4Premultiplied : filterRow4;
-
   for (let y = 0; y < dh; y++) {
     acc.fill(0);
     const j0 = fy.first[y];
@@ -106,7 +119,7 @@ export function resampleRows(
       const at = slot * rowLen;
       if (cachedRow[slot] !== r) {
         cachedRow[slot] = r;
-        filter(bytes, r * src.width * C, fx, dw, cache, at);
+        fillRow(r, cache, at);
       }
       const w = fy.weights[w0 + k];
       for (let i = 0; i < rowLen; i++) acc[i] += cache[at + i] * w;
