@@ -4,7 +4,7 @@
 // load than npm run bench's; used to compare a change's before and after in one sitting
 // (run it from each checkout in turn). Prints medians of the stage timings, ms.
 //
-//   node --import tsx bench/pipeline-stages.ts [--runs 7] [--size full|preview]
+//   node --import tsx bench/pipeline-stages.ts [--runs 7] [--size full|preview] [--helpers 1]
 import { fileURLToPath } from "node:url";
 import { benchInputs } from "./inputs.ts";
 import { loadNote } from "./imaging-timing.ts";
@@ -12,6 +12,9 @@ import { decodeImage, applyOrientation, resizeToRGB } from "../src/imaging/index
 import { resolveModel } from "../src/inference/manifest.ts";
 import { createMaskSession, type MaskSession } from "../src/inference/session.ts";
 import { runPipeline } from "../src/product/pipeline.ts";
+import { startThreadBands } from "../src/product/pipeline-bands.ts";
+import { inlineBands, type RowBands } from "../src/imaging/row-bands.ts";
+import { createHash } from "node:crypto";
 
 const arg = (name: string, def: string) => {
   const i = process.argv.indexOf(`--${name}`);
@@ -33,13 +36,30 @@ const mask = await real.run(resizeToRGB(upright, real.inputSize.width, real.inpu
 await real.dispose();
 
 const replay: MaskSession = { backend: "stub", inputSize: real.inputSize, run: async () => mask.slice(), dispose: async () => {} };
-const all: Record<string, number[]> = {};
+// Each round runs the pipeline with every band on this thread, then with `--helpers`
+// helper threads (pipeline-bands.ts, as a pool worker does), alternating so both see the
+// same machine; the PNGs must be the same bytes.
+const helpers = Number(arg("helpers", "1"));
+const threaded = await startThreadBands(helpers);
+if (!threaded) throw new Error("band helpers did not start");
+const shapes: Array<[string, RowBands]> = [["1 thread", inlineBands], [`1 + ${helpers} helper${helpers === 1 ? "" : "s"}`, threaded]];
+const all: Record<string, Record<string, number[]>> = {};
+const digests = new Set<string>();
 for (let i = 0; i <= runs; i++) {
-  const r = await runPipeline({ image: input.bytes, size, semitransparency: true }, replay);
-  if (!r.ok) throw new Error(r.title);
-  if (i === 0) continue; // warms this input's code paths
-  for (const [k, v] of Object.entries({ ...r.timings, processingMs: r.processingMs, pngBytes: r.png.length })) (all[k] ??= []).push(v);
+  for (const [name, bands] of shapes) {
+    const r = await runPipeline({ image: input.bytes, size, semitransparency: true }, replay, bands);
+    if (!r.ok) throw new Error(r.title);
+    digests.add(createHash("sha256").update(r.png).digest("hex"));
+    if (i === 0) continue; // warms this input's code paths
+    const into = (all[name] ??= {});
+    for (const [k, v] of Object.entries({ ...r.timings, processingMs: r.processingMs, pngBytes: r.png.length })) (into[k] ??= []).push(v);
+  }
 }
+await threaded.dispose();
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
-console.log(`pipeline-stages (${size}, the model replaced by its saved mask): ${loadNote()}`);
-console.log(Object.entries(all).map(([k, v]) => `${k} ${Math.round(median(v))}`).join(", "));
+console.log(`pipeline-stages (${size}, the model replaced by its saved mask, ${runs} runs): ${loadNote()}`);
+for (const [name, stats] of Object.entries(all)) {
+  console.log(`${name.padEnd(14)} ${Object.entries(stats).map(([k, v]) => `${k} ${Math.round(median(v))}`).join(", ")}`);
+}
+console.log(digests.size === 1 ? "PNG bytes identical across shapes" : `PNG bytes DIFFER across shapes (${digests.size} digests)`);
+if (digests.size !== 1) process.exitCode = 1;

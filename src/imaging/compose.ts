@@ -32,10 +32,17 @@ export function composeCutoutInPlace(img: RGBA, alpha: Uint8Array, opts: Compose
   const { width, height } = img;
   const n = width * height;
   if (alpha.length !== n) throw new RangeError(`composeCutout: ${alpha.length} mask values for ${width} x ${height}`);
-  const out = img.data;
-  estimateForegroundInPlace(out, alpha, width, height);
-  const hard = !opts.semitransparency;
-  for (let p = 0, i = 3; p < n; p++, i += 4) {
+  estimateForegroundInPlace(img.data, alpha, width, height);
+  applyMaskAlpha(img.data, alpha, !opts.semitransparency, 0, n);
+}
+
+/**
+ * The last step of a cut-out, for pixels p0 ≤ p < p1 (after the edge colours): the mask
+ * (hardened if `hard`) times the input's alpha becomes both the pixel's alpha and the
+ * mask's value. Pixel by pixel, so bands done apart give the same bytes.
+ */
+export function applyMaskAlpha(out: Uint8ClampedArray, alpha: Uint8Array, hard: boolean, p0: number, p1: number): void {
+  for (let p = p0, i = p0 * 4 + 3; p < p1; p++, i += 4) {
     let m = alpha[p];
     if (hard) m = m >= HARD_ALPHA_THRESHOLD ? 255 : 0;
     const inputAlpha = out[i];

@@ -23,6 +23,7 @@
 // bilinearly; only the final per-pixel step runs at full resolution, and only on
 // pixels with 0 < alpha < 255. Linear in the pixel count.
 import { boxBlur } from "./box-blur.ts";
+import type { RowRange } from "./resample.ts";
 
 const WIDE_RADIUS = 45;
 const NARROW_RADIUS = 3;
@@ -34,6 +35,44 @@ const EPS = 1e-4;
 type RGBPlanes = [Float32Array, Float32Array, Float32Array];
 
 /**
+ * The coarse grid of cells and its planes. The planes are filled band by band
+ * (cellMeansRows), solved as a whole (solveGrid), then read band by band
+ * (correctSoftPixelsRows); a caller that splits the rows over threads allocates the
+ * planes in shared memory through `alloc`.
+ */
+export interface ForegroundGrid {
+  /** Cell side in pixels. */
+  k: number;
+  w: number;
+  h: number;
+  /** Per cell: mean a, and the wide pass's weights (blurred in place by solveGrid). */
+  A: Float32Array;
+  weightF: Float32Array;
+  weightB: Float32Array;
+  /** A blurred with the narrow radius (solveGrid). */
+  blurA: Float32Array;
+  meanI: RGBPlanes;
+  /** After solveGrid: the foreground estimate Fb per cell. */
+  sumF: RGBPlanes;
+  /** After solveGrid: the background estimate Bb per cell. */
+  sumB: RGBPlanes;
+}
+
+/** The grid for a width x height image, its planes from `alloc` (zeroed or not: every cell is written). */
+export function foregroundGrid(
+  width: number,
+  height: number,
+  alloc: (n: number) => Float32Array = (n) => new Float32Array(n),
+  gridTargetPixels: number = GRID_TARGET_PIXELS, // tests lower it to get coarse grids on small images
+): ForegroundGrid {
+  const k = Math.max(1, Math.ceil(Math.sqrt((width * height) / gridTargetPixels)));
+  const w = Math.ceil(width / k), h = Math.ceil(height / k);
+  const n = w * h;
+  const rgb = (): RGBPlanes => [alloc(n), alloc(n), alloc(n)];
+  return { k, w, h, A: alloc(n), weightF: alloc(n), weightB: alloc(n), blurA: alloc(n), meanI: rgb(), sumF: rgb(), sumB: rgb() };
+}
+
+/**
  * Replaces the RGB of every soft-edge pixel (0 < mask < 255) of `rgba` in place with
  * its estimated foreground colour. Other pixels are left as they are.
  */
@@ -42,96 +81,100 @@ export function estimateForegroundInPlace(
   mask: Uint8Array,
   width: number,
   height: number,
-  gridTargetPixels: number = GRID_TARGET_PIXELS, // tests lower it to get coarse grids on small images
+  gridTargetPixels: number = GRID_TARGET_PIXELS,
 ): void {
   if (!hasSoftPixels(mask)) return;
-  const k = Math.max(1, Math.ceil(Math.sqrt((width * height) / gridTargetPixels)));
-  const grid = new Grid(Math.ceil(width / k), Math.ceil(height / k));
-  const { A, weightF, weightB, meanI, sumF, sumB } = cellMeans(rgba, mask, width, height, k, grid);
-  const n = grid.n;
-  const wide = Math.max(1, Math.round(WIDE_RADIUS / k));
-  const narrow = Math.max(1, Math.round(NARROW_RADIUS / k));
+  const grid = foregroundGrid(width, height, undefined, gridTargetPixels);
+  cellMeansRows(rgba, mask, width, height, grid, 0, grid.h);
+  solveGrid(grid);
+  correctSoftPixelsRows(rgba, mask, width, height, grid, { y0: 0, y1: height });
+}
 
-  // Wide pass with confidence weights. sumF/sumB become the estimates F1 and Bb.
-  grid.blur(weightF, wide, weightF);
-  grid.blur(weightB, wide, weightB);
-  for (let ch = 0; ch < 3; ch++) {
-    const f = sumF[ch], b = sumB[ch], img = meanI[ch];
-    grid.blur(f, wide, f);
-    grid.blur(b, wide, b);
-    for (let c = 0; c < n; c++) {
-      const a = A[c];
-      const fb = f[c] / Math.max(weightF[c], EPS);
-      const bb = b[c] / Math.max(weightB[c], EPS);
-      f[c] = clamp255(fb + a * (img[c] - a * fb - (1 - a) * bb));
-      b[c] = bb;
-    }
+/**
+ * Blurs and combines the grid's means into the estimates Fb (sumF) and Bb (sumB):
+ * first the three shared planes (solveGridShared 0..2), then each colour channel on its
+ * own (solveGridChannel 0..2); within each step the items are independent, so they can
+ * run on different threads (band-tasks.ts) with the same result.
+ */
+export function solveGrid(grid: ForegroundGrid): void {
+  for (let i = 0; i < 3; i++) solveGridShared(grid, i);
+  for (let ch = 0; ch < 3; ch++) solveGridChannel(grid, ch);
+}
+
+const wideRadius = (k: number) => Math.max(1, Math.round(WIDE_RADIUS / k));
+const narrowRadius = (k: number) => Math.max(1, Math.round(NARROW_RADIUS / k));
+
+/** Item 0 and 1: the wide pass's weights blurred in place; item 2: A blurred into blurA. */
+export function solveGridShared(grid: ForegroundGrid, item: number): void {
+  const tmp = new Float32Array(grid.w * grid.h);
+  const { A, weightF, weightB, blurA, k } = grid;
+  if (item === 0) boxBlur(weightF, grid.w, grid.h, wideRadius(k), tmp, weightF);
+  else if (item === 1) boxBlur(weightB, grid.w, grid.h, wideRadius(k), tmp, weightB);
+  else boxBlur(A, grid.w, grid.h, narrowRadius(k), tmp, blurA);
+}
+
+/** One colour channel's estimates, once solveGridShared has run for all three items. */
+export function solveGridChannel(grid: ForegroundGrid, ch: number): void {
+  const { A, weightF, weightB, blurA, k } = grid;
+  const n = grid.w * grid.h;
+  const tmp = new Float32Array(n);
+  const weighted = new Float32Array(n);
+  const blur = (src: Float32Array, radius: number, out: Float32Array) => boxBlur(src, grid.w, grid.h, radius, tmp, out);
+  const wide = wideRadius(k), narrow = narrowRadius(k);
+  const f = grid.sumF[ch], b = grid.sumB[ch], img = grid.meanI[ch];
+
+  // Wide pass with confidence weights. f/b become the estimates F1 and Bb.
+  blur(f, wide, f);
+  blur(b, wide, b);
+  for (let c = 0; c < n; c++) {
+    const a = A[c];
+    const fb = f[c] / Math.max(weightF[c], EPS);
+    const bb = b[c] / Math.max(weightB[c], EPS);
+    f[c] = clamp255(fb + a * (img[c] - a * fb - (1 - a) * bb));
+    b[c] = bb;
   }
 
   // Narrow passes, weighted by a and 1-a, averaging the current F estimate on the
-  // subject side and Bb on the background side. After the last pass sumF/sumB hold
-  // the final Fb and Bb; the correction step happens per pixel below.
-  const blurA = weightF; // reuse: the wide-pass weights are no longer needed
-  grid.blur(A, narrow, blurA);
-  const weighted = weightB;
+  // subject side and Bb on the background side. After the last pass f/b hold the final
+  // Fb and Bb; the correction step happens per pixel (correctSoftPixelsRows).
   for (let pass = 0; pass < NARROW_PASSES; pass++) {
-    for (let ch = 0; ch < 3; ch++) {
-      const f = sumF[ch], b = sumB[ch], img = meanI[ch];
-      for (let c = 0; c < n; c++) weighted[c] = f[c] * A[c];
-      grid.blur(weighted, narrow, f);
-      for (let c = 0; c < n; c++) weighted[c] = b[c] * (1 - A[c]);
-      grid.blur(weighted, narrow, b);
-      for (let c = 0; c < n; c++) {
-        f[c] /= Math.max(blurA[c], EPS);
-        b[c] /= Math.max(1 - blurA[c], EPS);
-      }
-      if (pass === NARROW_PASSES - 1) continue;
-      for (let c = 0; c < n; c++) {
-        const a = A[c];
-        f[c] = clamp255(f[c] + a * (img[c] - a * f[c] - (1 - a) * b[c]));
-      }
+    for (let c = 0; c < n; c++) weighted[c] = f[c] * A[c];
+    blur(weighted, narrow, f);
+    for (let c = 0; c < n; c++) weighted[c] = b[c] * (1 - A[c]);
+    blur(weighted, narrow, b);
+    for (let c = 0; c < n; c++) {
+      f[c] /= Math.max(blurA[c], EPS);
+      b[c] /= Math.max(1 - blurA[c], EPS);
+    }
+    if (pass === NARROW_PASSES - 1) continue;
+    for (let c = 0; c < n; c++) {
+      const a = A[c];
+      f[c] = clamp255(f[c] + a * (img[c] - a * f[c] - (1 - a) * b[c]));
     }
   }
-  correctSoftPixels(rgba, mask, width, height, k, grid, sumF, sumB);
 }
 
-function hasSoftPixels(mask: Uint8Array): boolean {
+export function hasSoftPixels(mask: Uint8Array): boolean {
   for (let i = 0; i < mask.length; i++) if (mask[i] !== 0 && mask[i] !== 255) return true;
   return false;
 }
 
-class Grid {
-  readonly n: number;
-  private readonly tmp: Float32Array;
-  constructor(readonly w: number, readonly h: number) {
-    this.n = w * h;
-    this.tmp = new Float32Array(this.n);
-  }
-  plane(): Float32Array {
-    return new Float32Array(this.n);
-  }
-  blur(src: Float32Array, radius: number, out: Float32Array): void {
-    boxBlur(src, this.w, this.h, radius, this.tmp, out);
-  }
-}
-
 /**
- * Per cell: mean a, mean a^4, mean (1-a)^4, mean I, mean a^4*I and mean (1-a)^4*I.
- * Cells of 4 x 4 pixels or more are sampled on every other row and column: the means
- * only feed wide blurs, and this halves the one full-resolution pass that dominates
- * the cost at 12 MP.
+ * Per cell of the cell rows cy0 ≤ cy < cy1: mean a, mean a^4, mean (1-a)^4, mean I,
+ * mean a^4*I and mean (1-a)^4*I. Reads only the pixel rows of those cells. Cells of
+ * 4 x 4 pixels or more are sampled on every other row and column: the means only feed
+ * wide blurs, and this halves the one full-resolution pass that dominates the cost at
+ * 12 MP.
  */
-function cellMeans(rgba: Uint8ClampedArray, mask: Uint8Array, width: number, height: number, k: number, grid: Grid) {
+export function cellMeansRows(rgba: Uint8ClampedArray, mask: Uint8Array, width: number, height: number, grid: ForegroundGrid, cy0: number, cy1: number): void {
+  const k = grid.k;
   const step = k >= 4 ? 2 : 1;
-  const A = grid.plane(), weightF = grid.plane(), weightB = grid.plane();
-  const meanI: RGBPlanes = [grid.plane(), grid.plane(), grid.plane()];
-  const sumF: RGBPlanes = [grid.plane(), grid.plane(), grid.plane()];
-  const sumB: RGBPlanes = [grid.plane(), grid.plane(), grid.plane()];
+  const { A, weightF, weightB, meanI, sumF, sumB } = grid;
   const [iR, iG, iB] = meanI, [fR, fG, fB] = sumF, [bR, bG, bB] = sumB;
   // One cell at a time, summing in locals: each cell's planes are written once.
-  for (let cy = 0, c = 0; cy < grid.h; cy++) {
+  for (let cy = cy0; cy < cy1; cy++) {
     const y1 = Math.min(height, (cy + 1) * k);
-    for (let cx = 0; cx < grid.w; cx++, c++) {
+    for (let cx = 0, c = cy * grid.w; cx < grid.w; cx++, c++) {
       const x0 = cx * k, x1 = Math.min(width, x0 + k);
       let sa = 0, swf = 0, swb = 0, sr = 0, sg = 0, sb = 0;
       let fr = 0, fg = 0, fb = 0, br = 0, bg = 0, bb = 0;
@@ -158,39 +201,33 @@ function cellMeans(rgba: Uint8ClampedArray, mask: Uint8Array, width: number, hei
           br += wb * r; bg += wb * g; bb += wb * b;
         }
       }
-      A[c] = sa; weightF[c] = swf; weightB[c] = swb;
-      iR[c] = sr; iG[c] = sg; iB[c] = sb;
-      fR[c] = fr; fG[c] = fg; fB[c] = fb;
-      bR[c] = br; bG[c] = bg; bB[c] = bb;
+      // Cells on the right and bottom edges may be cut short by the image border:
+      // divide by the samples this cell's runs gave (from, from + step, …).
+      const inv = 1 / (Math.ceil((y1 - cy * k) / step) * Math.ceil((x1 - x0) / step));
+      // The sums pass through float32 before the division, as they always have (same bytes).
+      const f32 = Math.fround;
+      A[c] = f32(sa) * inv; weightF[c] = f32(swf) * inv; weightB[c] = f32(swb) * inv;
+      iR[c] = f32(sr) * inv; iG[c] = f32(sg) * inv; iB[c] = f32(sb) * inv;
+      fR[c] = f32(fr) * inv; fG[c] = f32(fg) * inv; fB[c] = f32(fb) * inv;
+      bR[c] = f32(br) * inv; bG[c] = f32(bg) * inv; bB[c] = f32(bb) * inv;
     }
   }
-  // How many samples a cell's run [from, to) gave: from, from + step, ...
-  const samples = (from: number, to: number) => Math.ceil((to - from) / step);
-  const all = [A, weightF, weightB, ...meanI, ...sumF, ...sumB];
-  for (let cy = 0; cy < grid.h; cy++) {
-    const rows = samples(cy * k, Math.min(height, (cy + 1) * k));
-    for (let cx = 0; cx < grid.w; cx++) {
-      // Cells on the right and bottom edges may be cut short by the image border.
-      const inv = 1 / (rows * samples(cx * k, Math.min(width, (cx + 1) * k)));
-      const c = cy * grid.w + cx;
-      for (const p of all) p[c] *= inv;
-    }
-  }
-  return { A, weightF, weightB, meanI, sumF, sumB };
 }
 
-/** F = Fb + a(I - a*Fb - (1-a)*Bb) per soft pixel, Fb and Bb bilinear between cell centres. */
-function correctSoftPixels(
+/**
+ * F = Fb + a(I - a*Fb - (1-a)*Bb) per soft pixel of the pixel rows `rows`, Fb and Bb
+ * bilinear between cell centres of the solved grid. Each pixel reads only itself and the
+ * grid, so bands corrected apart give the same bytes.
+ */
+export function correctSoftPixelsRows(
   rgba: Uint8ClampedArray,
   mask: Uint8Array,
   width: number,
   height: number,
-  k: number,
-  grid: Grid,
-  F: RGBPlanes,
-  B: RGBPlanes,
+  grid: ForegroundGrid,
+  rows: RowRange,
 ): void {
-  const { w: gw, h: gh } = grid;
+  const { w: gw, h: gh, k, sumF: F, sumB: B } = grid;
   // Where each column falls between cell centres depends on x alone: worked out once per
   // column here rather than once per soft pixel (at 12 MP, up to a million of them).
   const gx0s = new Int32Array(width), gx1s = new Int32Array(width), txs = new Float64Array(width);
@@ -201,7 +238,7 @@ function correctSoftPixels(
     txs[x] = gxf - gx0s[x];
   }
   const [fR, fG, fB] = F, [bR, bG, bB] = B;
-  for (let y = 0; y < height; y++) {
+  for (let y = rows.y0; y < Math.min(height, rows.y1); y++) {
     const gyf = Math.min(gh - 1, Math.max(0, (y + 0.5) / k - 0.5));
     const gy0 = Math.floor(gyf);
     const gy1 = Math.min(gh - 1, gy0 + 1);

@@ -83,24 +83,32 @@ export function resampleRows(
   dh: number,
   premultiply: boolean,
   emit: (row: Float32Array, y: number) => void,
+  rows: RowRange = { y0: 0, y1: dh },
 ): void {
   const C = src.channels;
   // One element type for every caller keeps the hot loops monomorphic.
   const bytes = new Uint8Array(src.data.buffer, src.data.byteOffset, src.data.length);
   const fx = axisFilter(src.width, dw);
   const filter = C === 1 ? filterRow1 : premultiply ? filterRow4Premultiplied : filterRow4;
-  verticalPass(axisFilter(src.height, dh), dh, dw * C, (r, out, at) => filter(bytes, r * src.width * C, fx, dw, out, at), emit);
+  verticalPass(axisFilter(src.height, dh), rows, dw * C, (r, out, at) => filter(bytes, r * src.width * C, fx, dw, out, at), emit);
+}
+
+/** Output rows y0 ≤ y < y1: a band of the output, so two threads can each make one (row-bands.ts). */
+export interface RowRange {
+  y0: number;
+  y1: number;
 }
 
 /**
  * The vertical half of every resize here: output row y is the weighted sum of the
  * source rows its taps name, each filtered horizontally once by `fillRow` (into
  * `out[at..at + rowLen)`) and kept in a ring of maxTaps + 1 rows, since consecutive
- * output rows share most of their source rows.
+ * output rows share most of their source rows. Only the output rows of `rows` are made;
+ * each depends on nothing but the source, so bands made apart give the same bytes.
  */
 export function verticalPass(
   fy: AxisFilter,
-  dh: number,
+  rows: RowRange,
   rowLen: number,
   fillRow: (r: number, out: Float32Array, at: number) => void,
   emit: (row: Float32Array, y: number) => void,
@@ -109,7 +117,7 @@ export function verticalPass(
   const cache = new Float32Array(ring * rowLen);
   const cachedRow = new Int32Array(ring).fill(-1);
   const acc = new Float32Array(rowLen);
-  for (let y = 0; y < dh; y++) {
+  for (let y = rows.y0; y < rows.y1; y++) {
     acc.fill(0);
     const j0 = fy.first[y];
     const w0 = y * fy.maxTaps;

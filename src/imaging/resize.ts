@@ -3,8 +3,8 @@
 // itself (area average when shrinking, bilinear when growing) is in resample.ts; the
 // faster kernels for opaque images and growing masks, same bytes out, in resample-fast.ts.
 import type { RGBA } from "./types.ts";
-import { resampleRows } from "./resample.ts";
-import { growMask, isOpaque, resampleOpaqueRows } from "./resample-fast.ts";
+import { resampleRows, type RowRange } from "./resample.ts";
+import { growMaskRows, isOpaque, resampleOpaqueRows } from "./resample-fast.ts";
 
 function checkSize(fn: string, width: number, height: number): void {
   if (!Number.isInteger(width) || !Number.isInteger(height) || width < 1 || height < 1) {
@@ -66,25 +66,45 @@ export function resizeRGBA(img: RGBA, width: number, height: number): RGBA {
  */
 export function resizeToRGB(img: RGBA, width: number, height: number): Uint8Array {
   checkSize("resizeToRGB", width, height);
-  const premultiply = hasTransparency(img.data);
   const out = new Uint8Array(width * height * 3);
-  if (!premultiply) {
-    resampleOpaqueRows(img, width, height, (row, y) => {
-      const o = y * width * 3;
-      for (let i = 0; i < row.length; i++) out[o + i] = Math.min(255, row[i] + 0.5);
-    });
-    return out;
-  }
-  resampleRows({ ...img, channels: 4 }, width, height, premultiply, (row, y) => {
-    let o = y * width * 3;
-    for (let i = 0; i < row.length; i += 4, o += 3) {
-      // +0.5 then truncation by the Uint8Array store: round to nearest (values are ≥ 0).
-      out[o] = Math.min(255, row[i] + 0.5);
-      out[o + 1] = Math.min(255, row[i + 1] + 0.5);
-      out[o + 2] = Math.min(255, row[i + 2] + 0.5);
-    }
-  });
+  resizeToRGBRows(img, width, height, out, isOpaque(img.data), { y0: 0, y1: height });
   return out;
+}
+
+/**
+ * resizeToRGB's output rows `rows`, into `out` (all width * height * 3 bytes of it).
+ * `opaque`: every alpha of `img` is 255 (isOpaque), decided once for all bands.
+ */
+export function resizeToRGBRows(img: RGBA, width: number, height: number, out: Uint8Array, opaque: boolean, rows: RowRange): void {
+  if (opaque) {
+    resampleOpaqueRows(
+      img,
+      width,
+      height,
+      (row, y) => {
+        const o = y * width * 3;
+        for (let i = 0; i < row.length; i++) out[o + i] = Math.min(255, row[i] + 0.5);
+      },
+      rows,
+    );
+    return;
+  }
+  resampleRows(
+    { ...img, channels: 4 },
+    width,
+    height,
+    true,
+    (row, y) => {
+      let o = y * width * 3;
+      for (let i = 0; i < row.length; i += 4, o += 3) {
+        // +0.5 then truncation by the Uint8Array store: round to nearest (values are ≥ 0).
+        out[o] = Math.min(255, row[i] + 0.5);
+        out[o + 1] = Math.min(255, row[i + 1] + 0.5);
+        out[o + 2] = Math.min(255, row[i + 2] + 0.5);
+      }
+    },
+    rows,
+  );
 }
 
 /** A one-channel mask (e.g. the model's output) from mw x mh to width x height. */
@@ -92,12 +112,23 @@ export function resizeMask(mask: Uint8Array, mw: number, mh: number, width: numb
   checkSize("resizeMask", width, height);
   if (mask.length !== mw * mh) throw new RangeError(`resizeMask: ${mask.length} bytes for a ${mw} x ${mh} mask`);
   if (mw === width && mh === height) return mask.slice();
-  if (width >= mw && height >= mh) return growMask(mask, mw, mh, width, height);
   const out = new Uint8Array(width * height);
-  resampleRows({ width: mw, height: mh, data: mask, channels: 1 }, width, height, false, (row, y) => {
-    const o = y * width;
-    for (let x = 0; x < width; x++) out[o + x] = Math.min(255, row[x] + 0.5);
-  });
+  resizeMaskRows(mask, mw, mh, width, height, out, { y0: 0, y1: height });
   return out;
 }
 
+/** resizeMask's output rows `rows`, into `out` (all width * height bytes of it). */
+export function resizeMaskRows(mask: Uint8Array, mw: number, mh: number, width: number, height: number, out: Uint8Array, rows: RowRange): void {
+  if (width >= mw && height >= mh) return growMaskRows(mask, mw, mh, width, height, out, rows);
+  resampleRows(
+    { width: mw, height: mh, data: mask, channels: 1 },
+    width,
+    height,
+    false,
+    (row, y) => {
+      const o = y * width;
+      for (let x = 0; x < width; x++) out[o + x] = Math.min(255, row[x] + 0.5);
+    },
+    rows,
+  );
+}

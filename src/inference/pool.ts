@@ -3,9 +3,10 @@
 // A worker that dies mid-job fails that job (code inference_failed: the work had begun,
 // so it must not be resent) and is replaced, so the pool keeps its size. Nothing here
 // knows about models: the worker entry decides what init and a job mean.
-import { Worker } from "node:worker_threads";
+import type { Worker } from "node:worker_threads";
+import { startModuleWorker } from "./module-worker.ts";
 import { InferenceError, messageOf, type InferenceErrorCode } from "./errors.ts";
-import type { FromWorker, ToWorker, TransferList, WireError, WorkerEnvelope } from "./worker-protocol.ts";
+import type { FromWorker, ToWorker, TransferList, WireError } from "./worker-protocol.ts";
 
 export interface PoolOptions {
   size: number;
@@ -74,8 +75,6 @@ interface Slot {
   onClosed?: () => void;
 }
 
-const BOOTSTRAP = new URL("./worker-bootstrap.mjs", import.meta.url);
-
 const OUR_CODES: ReadonlySet<string> = new Set<InferenceErrorCode>(["inference_failed", "model_unavailable", "shutting_down"]);
 
 /** A worker's error as an InferenceError; foreign codes (ERR_..., ENOENT) become `fallback`. */
@@ -87,7 +86,6 @@ export function createWorkerPool<Job, Out>(opts: PoolOptions): WorkerPool<Job, O
   const startTimeoutMs = opts.startTimeoutMs ?? 300_000;
   const restartDelayMs = opts.restartDelayMs ?? 1000;
   const closeTimeoutMs = opts.closeTimeoutMs ?? 10_000;
-  const envelope: WorkerEnvelope = { entry: opts.workerUrl.href, data: opts.workerData };
 
   const slots: Slot[] = Array.from({ length: opts.size }, () => ({ state: "down", failedStarts: 0 }));
   const queue: Pending[] = [];
@@ -103,7 +101,7 @@ export function createWorkerPool<Job, Out>(opts: PoolOptions): WorkerPool<Job, O
   readyPromise.catch(() => {}); // reported through ready(); not an unhandled rejection
 
   function spawn(slot: Slot): void {
-    const worker = new Worker(BOOTSTRAP, { workerData: envelope });
+    const worker = startModuleWorker(opts.workerUrl, opts.workerData);
     slot.worker = worker;
     setState(slot, "starting");
     slot.startTimer = setTimeout(() => {

@@ -17,6 +17,15 @@ export interface EngineState {
   queued: number;
   /** How long the warm-up inference took: a first estimate of one job's duration. */
   warmUpMs?: number;
+  /** Helper threads each worker splits its pixel steps with (pipeline-bands.ts); 0: none. */
+  bandHelpers?: number;
+}
+
+/** What a pipeline worker's init reports (pipeline-worker.ts). */
+export interface PipelineWorkerInfo {
+  backend: string;
+  warmUpMs: number;
+  bandHelpers: number;
 }
 
 export interface Engine {
@@ -42,11 +51,15 @@ export function createEngine(opts: { poolSize: number; session: SessionSettings;
   let failed: string | undefined;
   let backend: string | undefined;
   let warmUpMs: number | undefined;
+  let bandHelpers: number | undefined;
   const warm = pool.ready().then(
     (info) => {
       ready = true;
-      backend = (info as { backend?: string } | undefined)?.backend;
-      warmUpMs = (info as { warmUpMs?: number } | undefined)?.warmUpMs;
+      backend = info.backend;
+      // Every worker starts the same way; the first one's report stands for all.
+      const first = info.workers[0] as PipelineWorkerInfo | undefined;
+      warmUpMs = first?.warmUpMs;
+      bandHelpers = first?.bandHelpers;
     },
     (err: unknown) => {
       failed = err instanceof Error ? err.message : String(err);
@@ -59,7 +72,7 @@ export function createEngine(opts: { poolSize: number; session: SessionSettings;
     whenReady: () => warm,
     state() {
       const s = pool.stats();
-      return { ready, failed, backend: backend ?? s.backend, poolSize: s.size, busy: s.busy, queued: s.queued, warmUpMs };
+      return { ready, failed, backend: backend ?? s.backend, poolSize: s.size, busy: s.busy, queued: s.queued, warmUpMs, bandHelpers };
     },
     run(job, signal) {
       return pool.run(job, [job.image.buffer as ArrayBuffer], signal);

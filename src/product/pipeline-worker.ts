@@ -4,23 +4,30 @@
 import { serveWorker } from "../inference/worker-host.ts";
 import { createMaskSession, warmUp, type MaskSession } from "../inference/session.ts";
 import { runPipeline, type PipelineJob, type PipelineResult } from "./pipeline.ts";
-import type { SessionSettings } from "./engine.ts";
+import type { PipelineWorkerInfo, SessionSettings } from "./engine.ts";
+import { startThreadBands, type ThreadBands } from "./pipeline-bands.ts";
 
 let session: MaskSession | undefined;
+/** Helper threads for the pixel steps: one per session thread beyond the first (pipeline-bands.ts). */
+let bands: ThreadBands | undefined;
 
-serveWorker<SessionSettings, PipelineJob, PipelineResult>({
+serveWorker<SessionSettings, PipelineJob, PipelineResult, PipelineWorkerInfo>({
   init: async (settings) => {
+    // Helpers start while the session loads; without them the bands run on this thread.
+    const helpers = startThreadBands(settings.threads - 1);
     session = await createMaskSession(settings);
+    bands = await helpers;
     // Warm-up: the first run pays for graph optimisation and memory arenas.
     // Its duration seeds the admission's job-time estimate (see engine.ts).
-    return { backend: session.backend, warmUpMs: await warmUp(session) };
+    return { backend: session.backend, warmUpMs: await warmUp(session), bandHelpers: bands ? bands.parts - 1 : 0 };
   },
   handle: async (job) => {
     if (!session) throw new Error("worker used before init");
-    const result = await runPipeline(job, session);
+    const result = await runPipeline(job, session, bands);
     return { result, transfer: result.ok ? [result.png.buffer as ArrayBuffer] : [] };
   },
   dispose: async () => {
+    await bands?.dispose();
     await session?.dispose();
   },
 });

@@ -5,10 +5,7 @@ import {
   decodeImage,
   applyOrientation,
   resizeRGBA,
-  resizeToRGB,
-  resizeMask,
   outputSize,
-  composeCutoutInPlace,
   foregroundBox,
   encodePng,
   composeOverColour,
@@ -16,6 +13,8 @@ import {
   maskUncertainty,
   type Colour,
 } from "../imaging/index.ts";
+import { cutoutInBands, modelInputInBands, shareBytes, shareImage } from "../imaging/cutout-bands.ts";
+import { inlineBands, type RowBands } from "../imaging/row-bands.ts";
 import type { MaskSession } from "../inference/session.ts";
 import type { Channels, Size } from "./params.ts";
 
@@ -60,18 +59,30 @@ export interface PipelineRejected {
 
 export type PipelineResult = PipelineOk | PipelineRejected;
 
-export async function runPipeline(job: PipelineJob, session: MaskSession, now: () => number = performance.now.bind(performance)): Promise<PipelineResult> {
+/**
+ * `bands`: where the pixel steps' row bands run (src/imaging/row-bands.ts). A pool
+ * worker passes its helper threads; everyone else runs them all here. The bytes out are
+ * the same either way.
+ */
+export async function runPipeline(
+  job: PipelineJob,
+  session: MaskSession,
+  bands: RowBands = inlineBands,
+  now: () => number = performance.now.bind(performance),
+): Promise<PipelineResult> {
   const t0 = now();
+  bands.begin();
   // decodeImage reads the header first: over 12 MP or unreadable is refused before any pixel is decoded.
   const decoded = await decodeImage(job.image);
   if (!decoded.ok) return { ok: false, code: "invalid_parameter", title: decoded.title };
-  const upright = applyOrientation(decoded.image, decoded.header.orientation);
+  const upright = shareImage(applyOrientation(decoded.image, decoded.header.orientation), bands);
   const t1 = now();
 
   // The model sees the whole upright image at its own input size, whatever the tier,
   // so a preview's mask is as good as the full one's, only smaller.
   const { width: mw, height: mh } = session.inputSize;
-  const modelInput = resizeToRGB(upright, mw, mh);
+  // A JPEG decodes with every alpha 255; other formats are checked.
+  const modelInput = await modelInputInBands(upright, mw, mh, bands, decoded.header.format === "jpeg" || undefined);
   const t1m = now();
   const mask = await session.run(modelInput);
   const t2 = now();
@@ -79,9 +90,8 @@ export async function runPipeline(job: PipelineJob, session: MaskSession, now: (
   const out = outputSize(upright.width, upright.height, job.size);
   // Both buffers are this run's own (the decoded image or its resize, the grown mask), so
   // the cut-out is made in them: the image becomes the cut-out, the mask its alpha.
-  const cutout = out.width === upright.width && out.height === upright.height ? upright : resizeRGBA(upright, out.width, out.height);
-  const alpha = resizeMask(mask, mw, mh, out.width, out.height);
-  composeCutoutInPlace(cutout, alpha, { semitransparency: job.semitransparency });
+  const cutout = out.width === upright.width && out.height === upright.height ? upright : shareImage(resizeRGBA(upright, out.width, out.height), bands);
+  const alpha = await cutoutInBands(cutout, shareBytes(mask, bands), mw, mh, { semitransparency: job.semitransparency }, bands);
   const foreground = foregroundBox(alpha, out.width, out.height);
   const t3 = now();
 

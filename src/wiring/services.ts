@@ -85,7 +85,11 @@ export async function createServices(config: Config, opts: ServiceOptions): Prom
     : undefined;
   if (engine && admission) {
     engine.whenReady().then(
-      () => admission.calibrate(engine.state().warmUpMs ?? Number.NaN),
+      () => {
+        const st = engine.state();
+        admission.calibrate(st.warmUpMs ?? Number.NaN);
+        opts.log({ level: "info", msg: "engine ready", backend: st.backend, poolSize: st.poolSize, warmUpMs: st.warmUpMs, bandHelpers: st.bandHelpers });
+      },
       () => {}, // a failed start is reported through engine.state() and /readyz
     );
   }

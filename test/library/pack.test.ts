@@ -36,7 +36,7 @@ test("npm pack ships the built library, the licence files and the manifest, and 
   const [packed] = JSON.parse(out.slice(out.indexOf("[\n"))) as { filename: string; files: { path: string }[] }[];
   tarball = join(work, packed!.filename);
   const paths = packed!.files.map((f) => f.path);
-  for (const must of ["dist/index.js", "dist/index.d.ts", "dist/inference/worker-bootstrap.mjs", "dist/product/pipeline-worker.js", "models/manifest.json", "LICENSE", "NOTICE", "package.json", "bin/pixeldrop.mjs"]) {
+  for (const must of ["dist/index.js", "dist/index.d.ts", "dist/inference/worker-bootstrap.mjs", "dist/product/pipeline-worker.js", "dist/product/pipeline-bands-worker.js", "models/manifest.json", "LICENSE", "NOTICE", "package.json", "bin/pixeldrop.mjs"]) {
     assert.ok(paths.includes(must), `the tarball lacks ${must}`);
   }
   const strays = paths.filter((p) => /^(test|docs|deploy|\.ci|src|bench|scripts)\//.test(p) || p.endsWith(".onnx") || p.startsWith("node_modules/"));

@@ -1,0 +1,51 @@
+// The pieces of the 12 MP path that can be split into bands of rows, by name, so a
+// helper thread can run one from a message (row-bands.ts). Each writes only its own
+// band's output and reads nothing another band writes in the same step, so any split
+// gives the same bytes as one thread doing all rows.
+import { correctSoftPixelsRows, cellMeansRows, solveGridChannel, solveGridShared, type ForegroundGrid } from "./foreground.ts";
+import { applyMaskAlpha } from "./compose.ts";
+import { resizeMaskRows, resizeToRGBRows } from "./resize.ts";
+import type { RowRange } from "./resample.ts";
+import type { RGBA } from "./types.ts";
+
+export const BAND_TASKS = {
+  /** The model's input (packed RGB) from the upright image. Bands: rows of the input. */
+  modelInput(a: { img: RGBA; width: number; height: number; out: Uint8Array; opaque: boolean }, rows: RowRange): void {
+    resizeToRGBRows(a.img, a.width, a.height, a.out, a.opaque, rows);
+  },
+
+  /**
+   * The model's mask at the cut-out's size, then the grid means of the same rows.
+   * Bands: pixel rows, split at multiples of the grid's cell side so each band's cells
+   * read only mask rows this band made.
+   */
+  maskAndMeans(
+    a: { mask: Uint8Array; mw: number; mh: number; rgba: Uint8ClampedArray; alpha: Uint8Array; width: number; height: number; grid: ForegroundGrid },
+    rows: RowRange,
+  ): void {
+    resizeMaskRows(a.mask, a.mw, a.mh, a.width, a.height, a.alpha, rows);
+    cellMeansRows(a.rgba, a.alpha, a.width, a.height, a.grid, rows.y0 / a.grid.k, Math.ceil(rows.y1 / a.grid.k));
+  },
+
+  /** The grid's three shared planes blurred. "Rows": the items 0..2 of solveGridShared. */
+  gridShared(a: { grid: ForegroundGrid }, rows: RowRange): void {
+    for (let i = rows.y0; i < rows.y1; i++) solveGridShared(a.grid, i);
+  },
+
+  /** The grid's estimates, channel by channel. "Rows": the colour channels 0..2. */
+  gridChannels(a: { grid: ForegroundGrid }, rows: RowRange): void {
+    for (let ch = rows.y0; ch < rows.y1; ch++) solveGridChannel(a.grid, ch);
+  },
+
+  /** Edge colours from the solved grid, then the final alpha. Bands: pixel rows. */
+  correctAndAlpha(
+    a: { rgba: Uint8ClampedArray; alpha: Uint8Array; width: number; height: number; grid: ForegroundGrid; hard: boolean },
+    rows: RowRange,
+  ): void {
+    correctSoftPixelsRows(a.rgba, a.alpha, a.width, a.height, a.grid, rows);
+    applyMaskAlpha(a.rgba, a.alpha, a.hard, rows.y0 * a.width, rows.y1 * a.width);
+  },
+} as const;
+
+export type BandTaskName = keyof typeof BAND_TASKS;
+export type BandTaskArgs<T extends BandTaskName> = Parameters<(typeof BAND_TASKS)[T]>[0];

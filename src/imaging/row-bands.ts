@@ -1,0 +1,54 @@
+// Splitting work by rows over threads. At 12 MP the pipeline's own steps (model input,
+// mask upscale, edge colours, alpha) cost about 350 ms on one core while the other
+// core idles; each of them makes every output row from the source alone, so the rows
+// can be cut into bands and the bands made at once. RowBands is the seam: one
+// implementation runs every band here (inlineBands: the library with workers: 0, the
+// CLI's in-process use, tests), the pool worker's (src/product/pipeline-bands.ts)
+// hands all bands but the first to helper threads over shared memory.
+import { BAND_TASKS, type BandTaskArgs, type BandTaskName } from "./band-tasks.ts";
+import type { RowRange } from "./resample.ts";
+
+export interface RowBands {
+  /** Bands a run is cut into: 1 when there is no helper. */
+  readonly parts: number;
+  /** Starts a job: memory from bytes()/floats() of the previous job may be reused from here on. */
+  begin(): void;
+  /** n bytes every band's thread can read and write, not zeroed, valid until the next begin(). */
+  bytes(n: number): Uint8Array;
+  /** As bytes(), for n float32 values. */
+  floats(n: number): Float32Array;
+  /**
+   * Runs `task` over rows 0 ≤ y < rows, cut into `parts` bands whose inner edges fall on
+   * multiples of `align`; resolves when every band is done. Every typed array in
+   * `args` that a helper writes or reads must come from bytes()/floats().
+   */
+  run<T extends BandTaskName>(task: T, args: BandTaskArgs<T>, rows: number, align?: number): Promise<void>;
+}
+
+/** The band edges for `parts` bands of `rows` rows, inner edges on multiples of `align`. */
+export function bandRanges(rows: number, parts: number, align = 1): RowRange[] {
+  const out: RowRange[] = [];
+  let y0 = 0;
+  for (let i = 1; i <= parts; i++) {
+    const y1 = i === parts ? rows : Math.min(rows, Math.round((rows * i) / parts / align) * align);
+    if (y1 > y0) out.push({ y0, y1 });
+    y0 = Math.max(y0, y1);
+  }
+  return out;
+}
+
+/** Runs one band of a task on this thread. */
+export function runBand<T extends BandTaskName>(task: T, args: BandTaskArgs<T>, rows: RowRange): void {
+  (BAND_TASKS[task] as (a: BandTaskArgs<T>, r: RowRange) => void)(args, rows);
+}
+
+/** Every band on this thread, in plain memory. */
+export const inlineBands: RowBands = {
+  parts: 1,
+  begin() {},
+  bytes: (n) => new Uint8Array(n),
+  floats: (n) => new Float32Array(n),
+  async run(task, args, rows) {
+    runBand(task, args, { y0: 0, y1: rows });
+  },
+};

@@ -1,0 +1,13 @@
+// Every worker thread of ours starts through worker-bootstrap.mjs, which makes a
+// TypeScript entry loadable under Node (see there) and then imports the entry named in
+// the envelope. The pool's workers and the pipeline's band helpers both start here.
+import { Worker } from "node:worker_threads";
+import type { WorkerEnvelope } from "./worker-protocol.ts";
+
+const BOOTSTRAP = new URL("./worker-bootstrap.mjs", import.meta.url);
+
+/** A worker thread running module `entry`; `data` reaches it as the envelope's data. */
+export function startModuleWorker(entry: URL, data?: unknown): Worker {
+  const envelope: WorkerEnvelope = { entry: entry.href, data };
+  return new Worker(BOOTSTRAP, { workerData: envelope });
+}

@@ -1,0 +1,93 @@
+// The pipeline's row bands on real helper threads (src/product/pipeline-bands.ts): the
+// same PNG bytes as with every band on one thread, for every tier and format; a band
+// that fails in a helper fails that run only; and a pool worker with two session threads
+// reports its helper.
+import { test, before, after } from "node:test";
+import assert from "node:assert/strict";
+import { startThreadBands, type ThreadBands } from "../../src/product/pipeline-bands.ts";
+import { runPipeline, type PipelineJob } from "../../src/product/pipeline.ts";
+import { createEngine } from "../../src/product/engine.ts";
+import { inlineBands } from "../../src/imaging/row-bands.ts";
+import type { MaskSession } from "../../src/inference/session.ts";
+import { fixture } from "../support/harness.ts";
+
+/** A model stand-in whose mask is a soft-edged disc, so every step has edge pixels to work on. */
+const discSession: MaskSession = {
+  backend: "stub",
+  inputSize: { width: 160, height: 120 },
+  run: async () => {
+    const m = new Uint8Array(160 * 120);
+    for (let p = 0; p < m.length; p++) {
+      const d = Math.hypot((p % 160) - 80, Math.floor(p / 160) - 60) / 45;
+      m[p] = Math.max(0, Math.min(255, Math.round((1.3 - d) * 400)));
+    }
+    return m;
+  },
+  dispose: async () => {},
+};
+
+let bands: ThreadBands;
+before(async () => {
+  const started = await startThreadBands(1);
+  assert.ok(started, "one helper thread starts");
+  bands = started;
+});
+after(() => bands?.dispose());
+
+test("with a helper thread the PNG is the same bytes as on one thread", async () => {
+  assert.equal(bands.parts, 2);
+  const cases: Array<[string, PipelineJob["size"], boolean]> = [
+    ["photos/rocket.jpg", "full", true],
+    ["photos/astronaut.png", "full", false],
+    ["photos/chelsea.png", "preview", true],
+    ["images/webp-alpha.webp", "full", true],
+    ["images/orient-6.jpg", "full", true],
+  ];
+  for (const [name, size, semitransparency] of cases) {
+    const job = () => ({ image: fixture(name), size, semitransparency });
+    const one = await runPipeline(job(), discSession, inlineBands);
+    const two = await runPipeline(job(), discSession, bands);
+    assert.ok(one.ok && two.ok, name);
+    assert.ok(Buffer.from(two.png).equals(Buffer.from(one.png)), `${name} ${size}: same PNG`);
+    assert.deepEqual(two.foreground, one.foreground, name);
+  }
+  // The alpha-only output and a background colour take the same path.
+  for (const extra of [{ channels: "alpha" as const }, { background: [10, 200, 30, 255] as const }]) {
+    const job = () => ({ image: fixture("photos/rocket.jpg"), size: "full" as const, semitransparency: true, ...extra });
+    const one = await runPipeline(job(), discSession, inlineBands);
+    const two = await runPipeline(job(), discSession, bands);
+    assert.ok(one.ok && two.ok);
+    assert.ok(Buffer.from(two.png).equals(Buffer.from(one.png)), JSON.stringify(extra));
+  }
+});
+
+test("a band that throws fails that run, and the next run works", async () => {
+  const img = { width: 4, height: 4, data: new Uint8ClampedArray(bands.bytes(64).buffer, 0, 64) };
+  // An unknown task: neither this thread nor the helper has it to run.
+  await assert.rejects(bands.run("no-such-task" as never, { img } as never, 4), /not a function/);
+  assert.equal(bands.parts, 2, "the helper is still there");
+  const ok = await runPipeline({ image: fixture("photos/rocket.jpg"), size: "preview", semitransparency: true }, discSession, bands);
+  assert.ok(ok.ok);
+});
+
+test("memory the helper cannot share is refused before any band runs", async () => {
+  const out = new Uint8Array(4 * 4 * 3); // plain memory: the helper's rows would be lost
+  const img = { width: 4, height: 4, data: new Uint8ClampedArray(bands.bytes(64).buffer, 0, 64) };
+  await assert.rejects(bands.run("modelInput", { img, width: 4, height: 4, out, opaque: true }, 4), /modelInput\.out: a Uint8Array outside shared memory/);
+});
+
+test("a pool worker with two session threads starts one band helper and reports it", async () => {
+  for (const [threads, helpers] of [[2, 1], [1, 0]] as const) {
+    const engine = createEngine({ poolSize: 1, session: { model: { inputSize: [64, 64] } as never, modelPath: "", backend: "stub", threads, wasmDir: "", stubDelayMs: 0 } });
+    try {
+      await engine.whenReady();
+      const st = engine.state();
+      assert.equal(st.bandHelpers, helpers, `threads ${threads}`);
+      assert.ok(Number.isFinite(st.warmUpMs), "the warm-up time reaches the engine's state");
+      const r = await engine.run({ image: fixture("photos/rocket.jpg"), size: "full", semitransparency: true });
+      assert.ok(r.ok);
+    } finally {
+      await engine.dispose();
+    }
+  }
+});
