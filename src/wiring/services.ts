@@ -88,7 +88,7 @@ export async function createServices(config: Config, opts: ServiceOptions): Prom
       () => {
         const st = engine.state();
         admission.calibrate(st.warmUpMs ?? Number.NaN);
-        opts.log({ level: "info", msg: "engine ready", backend: st.backend, poolSize: st.poolSize, warmUpMs: st.warmUpMs, bandHelpers: st.bandHelpers });
+        opts.log({ level: "info", msg: "engine ready", backend: st.backend, poolSize: st.poolSize, bandHelpers: st.bandHelpers });
       },
       () => {}, // a failed start is reported through engine.state() and /readyz
     );
