@@ -4,7 +4,7 @@
 // gives the same bytes as one thread doing all rows.
 import { correctSoftPixelsRows, cellMeansRows, solveGridChannel, solveGridShared, type ForegroundGrid } from "./foreground.ts";
 import { applyMaskAlpha } from "./compose.ts";
-import { resizeMaskRows, resizeToRGBRows } from "./resize.ts";
+import { resizeMaskRows, resizeRGBARows, resizeToRGBRows } from "./resize.ts";
 import type { RowRange } from "./resample.ts";
 import type { RGBA } from "./types.ts";
 
@@ -12,6 +12,11 @@ export const BAND_TASKS = {
   /** The model's input (packed RGB) from the upright image. Bands: rows of the input. */
   modelInput(a: { img: RGBA; width: number; height: number; out: Uint8Array; opaque: boolean }, rows: RowRange): void {
     resizeToRGBRows(a.img, a.width, a.height, a.out, a.opaque, rows);
+  },
+
+  /** The upright image at a smaller tier's size (RGBA). Bands: rows of the output. */
+  resizeImage(a: { img: RGBA; out: RGBA; opaque: boolean }, rows: RowRange): void {
+    resizeRGBARows(a.img, a.out.width, a.out.height, a.out.data, a.opaque, rows);
   },
 
   /**

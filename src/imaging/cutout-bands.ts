@@ -1,7 +1,8 @@
 // The pipeline's pixel steps around the model, each cut into row bands (row-bands.ts):
 // the model's input from the upright image, and the cut-out from the model's mask
-// (mask upscale + grid means, grid solve, edge colours + alpha). With inlineBands this
-// is exactly resizeToRGB, resizeMask and composeCutoutInPlace, same bytes.
+// (mask upscale + grid means, grid solve, edge colours + alpha), and a smaller tier's
+// image. With inlineBands this is exactly resizeToRGB, resizeRGBA, resizeMask and
+// composeCutoutInPlace, same bytes.
 import type { RowBands } from "./row-bands.ts";
 import { foregroundGrid } from "./foreground.ts";
 import { isOpaque } from "./resample-fast.ts";
@@ -33,6 +34,15 @@ export function shareBytes(data: Uint8Array, bands: RowBands): Uint8Array {
 export async function modelInputInBands(img: RGBA, width: number, height: number, bands: RowBands, opaque = isOpaque(img.data)): Promise<Uint8Array> {
   const out = bands.bytes(width * height * 3);
   await bands.run("modelInput", { img, width, height, out, opaque }, height);
+  return out;
+}
+
+/** resizeRGBA of a shared image to another size, in bands; the result is shared too. */
+export async function resizeImageInBands(img: RGBA, width: number, height: number, bands: RowBands, opaque = isOpaque(img.data)): Promise<RGBA> {
+  if (width === img.width && height === img.height) return img;
+  const bytes = bands.bytes(width * height * 4);
+  const out = { width, height, data: new Uint8ClampedArray(bytes.buffer, bytes.byteOffset, bytes.length) };
+  await bands.run("resizeImage", { img, out, opaque }, height);
   return out;
 }
 

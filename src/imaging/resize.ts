@@ -12,10 +12,6 @@ function checkSize(fn: string, width: number, height: number): void {
   }
 }
 
-function hasTransparency(data: Uint8ClampedArray): boolean {
-  return !isOpaque(data);
-}
-
 /**
  * RGBA to width x height. Colour is filtered premultiplied by alpha when the image
  * has transparency. Returns the input itself when the size is unchanged.
@@ -23,11 +19,19 @@ function hasTransparency(data: Uint8ClampedArray): boolean {
 export function resizeRGBA(img: RGBA, width: number, height: number): RGBA {
   checkSize("resizeRGBA", width, height);
   if (width === img.width && height === img.height) return img;
-  const premultiply = hasTransparency(img.data);
   const out = new Uint8ClampedArray(width * height * 4);
-  if (!premultiply) {
+  resizeRGBARows(img, width, height, out, isOpaque(img.data), { y0: 0, y1: height });
+  return { width, height, data: out };
+}
+
+/**
+ * resizeRGBA's output rows `rows`, into `out` (all width * height * 4 bytes of it).
+ * `opaque`: every alpha of `img` is 255, decided once for all bands.
+ */
+export function resizeRGBARows(img: RGBA, width: number, height: number, out: Uint8ClampedArray, opaque: boolean, rows: RowRange): void {
+  if (opaque) {
     // Opaque (every JPEG): alpha stays 255, the colour takes the fast kernel.
-    resampleOpaqueRows(img, width, height, (row, y) => {
+    const emit = (row: Float32Array, y: number) => {
       let o = y * width * 4;
       for (let i = 0; i < row.length; i += 3, o += 4) {
         out[o] = row[i]; // Uint8ClampedArray rounds and clamps, as below
@@ -35,28 +39,23 @@ export function resizeRGBA(img: RGBA, width: number, height: number): RGBA {
         out[o + 2] = row[i + 2];
         out[o + 3] = 255;
       }
-    });
-    return { width, height, data: out };
+    };
+    resampleOpaqueRows(img, width, height, emit, rows);
+    return;
   }
-  resampleRows({ ...img, channels: 4 }, width, height, premultiply, (row, y) => {
+  const emit = (row: Float32Array, y: number) => {
     let o = y * width * 4;
     for (let i = 0; i < row.length; i += 4, o += 4) {
+      // Back from premultiplied; fully transparent pixels get colour 0.
       const a = row[i + 3];
-      if (premultiply) {
-        // Back from premultiplied; fully transparent pixels get colour 0.
-        const k = a > 0 ? 255 / a : 0;
-        out[o] = row[i] * k;
-        out[o + 1] = row[i + 1] * k;
-        out[o + 2] = row[i + 2] * k;
-      } else {
-        out[o] = row[i];
-        out[o + 1] = row[i + 1];
-        out[o + 2] = row[i + 2];
-      }
+      const k = a > 0 ? 255 / a : 0;
+      out[o] = row[i] * k;
+      out[o + 1] = row[i + 1] * k;
+      out[o + 2] = row[i + 2] * k;
       out[o + 3] = a; // Uint8ClampedArray rounds and clamps
     }
-  });
-  return { width, height, data: out };
+  };
+  resampleRows({ ...img, channels: 4 }, width, height, true, emit, rows);
 }
 
 /**

@@ -4,7 +4,6 @@
 import {
   decodeImage,
   applyOrientation,
-  resizeRGBA,
   outputSize,
   foregroundBox,
   encodePng,
@@ -13,7 +12,8 @@ import {
   maskUncertainty,
   type Colour,
 } from "../imaging/index.ts";
-import { cutoutInBands, modelInputInBands, shareBytes, shareImage } from "../imaging/cutout-bands.ts";
+import { cutoutInBands, modelInputInBands, resizeImageInBands, shareBytes, shareImage } from "../imaging/cutout-bands.ts";
+import { isOpaque } from "../imaging/resample-fast.ts";
 import { inlineBands, type RowBands } from "../imaging/row-bands.ts";
 import type { MaskSession } from "../inference/session.ts";
 import type { Channels, Size } from "./params.ts";
@@ -76,13 +76,14 @@ export async function runPipeline(
   const decoded = await decodeImage(job.image);
   if (!decoded.ok) return { ok: false, code: "invalid_parameter", title: decoded.title };
   const upright = shareImage(applyOrientation(decoded.image, decoded.header.orientation), bands);
+  // A JPEG decodes with every alpha 255; other formats are checked, once for both resizes.
+  const opaque = decoded.header.format === "jpeg" || isOpaque(upright.data);
   const t1 = now();
 
   // The model sees the whole upright image at its own input size, whatever the tier,
   // so a preview's mask is as good as the full one's, only smaller.
   const { width: mw, height: mh } = session.inputSize;
-  // A JPEG decodes with every alpha 255; other formats are checked.
-  const modelInput = await modelInputInBands(upright, mw, mh, bands, decoded.header.format === "jpeg" || undefined);
+  const modelInput = await modelInputInBands(upright, mw, mh, bands, opaque);
   const t1m = now();
   const mask = await session.run(modelInput);
   const t2 = now();
@@ -90,7 +91,7 @@ export async function runPipeline(
   const out = outputSize(upright.width, upright.height, job.size);
   // Both buffers are this run's own (the decoded image or its resize, the grown mask), so
   // the cut-out is made in them: the image becomes the cut-out, the mask its alpha.
-  const cutout = out.width === upright.width && out.height === upright.height ? upright : shareImage(resizeRGBA(upright, out.width, out.height), bands);
+  const cutout = await resizeImageInBands(upright, out.width, out.height, bands, opaque);
   const alpha = await cutoutInBands(cutout, shareBytes(mask, bands), mw, mh, { semitransparency: job.semitransparency }, bands);
   const foreground = foregroundBox(alpha, out.width, out.height);
   const t3 = now();
