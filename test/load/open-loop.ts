@@ -50,6 +50,8 @@ export interface OpenLoopResult {
   latency: { p50: number; p99: number };
   /** Milliseconds the actual send trailed the schedule (a socket was busy, or this process was late), p99. */
   sendLagP99: number;
+  /** p99 latency of the requests scheduled in each second of the run: when a backlog formed, and whether it drained. */
+  p99BySecond: number[];
   byStatus: Record<string, number>;
   errors: number;
   timeouts: number;
@@ -74,6 +76,8 @@ export function runOpenLoop(o: OpenLoopOptions): Promise<OpenLoopResult> {
   const slots = [...free];
   const waiting: number[] = []; // request numbers due but without a free socket
   const latencies = new Float64Array(total);
+  // By request number (latencies above are in answer order), for the per-second view.
+  const latencyOf = new Float64Array(total).fill(NaN);
   const lags = new Float64Array(total);
   const byStatus: Record<string, number> = {};
   let answered = 0;
@@ -94,6 +98,10 @@ export function runOpenLoop(o: OpenLoopOptions): Promise<OpenLoopResult> {
         duration: total / o.rate,
         latency: { p50: percentile(lat, 0.5), p99: percentile(lat, 0.99) },
         sendLagP99: percentile(lag, 0.99),
+        p99BySecond: Array.from({ length: Math.ceil(o.seconds) }, (_, sec) => {
+          const inSecond = latencyOf.slice(Math.floor(sec * o.rate), Math.floor((sec + 1) * o.rate)).filter((v) => !Number.isNaN(v));
+          return percentile(inSecond.sort(), 0.99);
+        }),
         byStatus,
         errors,
         timeouts,
@@ -115,7 +123,7 @@ export function runOpenLoop(o: OpenLoopOptions): Promise<OpenLoopResult> {
         if (over) return;
         over = true;
         if (typeof status === "number") {
-          latencies[answered++] = performance.now() - due;
+          latencies[answered++] = latencyOf[k] = performance.now() - due;
           byStatus[status] = (byStatus[status] ?? 0) + 1;
         } else {
           errors++;

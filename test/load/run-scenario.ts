@@ -41,7 +41,7 @@ export interface ScenarioResult {
   /** What the generator saw: responses by status, and transport errors/timeouts. */
   client: { byStatus: Record<string, number>; errors: number; timeouts: number };
   /** Open loop only: the offered rate, and how late the sends left (p99 ms) when no socket was free or this process was busy. */
-  offered?: { rate: number; sendLagP99: number };
+  offered?: { rate: number; sendLagP99: number; p99BySecond: number[] };
   /** CPU seconds per wall second: 1.0 = one core busy. */
   cpu: { server: number; generator: number };
   load1: number;
@@ -154,7 +154,7 @@ export async function runScenario(
     client: { byStatus, errors: result.errors, timeouts: result.timeouts },
     cpu: { server: serverCpu / wall, generator: (genCpu.user + genCpu.system) / 1e6 / wall },
     load1: loadavg()[0],
-    ...("sendLagP99" in result ? { offered: { rate: s.rate!, sendLagP99: result.sendLagP99 } } : {}),
+    ...("sendLagP99" in result ? { offered: { rate: s.rate!, sendLagP99: result.sendLagP99, p99BySecond: result.p99BySecond } } : {}),
     target: s.target,
     met,
   };

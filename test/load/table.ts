@@ -59,3 +59,11 @@ export const TABLE_NOTES = [
   "cpu srv/gen: CPU seconds per wall second of the server process and of this generator process (1.00 = one core);",
   "both share the machine's cores with Postgres and Redis, so the generator's share is taken from the server.",
 ].join("\n");
+
+/** For open-loop rows: how late sends left, and the p99 of each second's requests (a backlog shows as a run of high seconds). */
+export function formatOpenLoopNotes(results: readonly ScenarioResult[]): string {
+  return results
+    .filter((r) => r.offered)
+    .map((r) => `${r.name}: sends left p99 ${f1(r.offered!.sendLagP99)} ms after their schedule; p99 by second (ms): ${r.offered!.p99BySecond.map((v) => f0(v)).join(" ")}`)
+    .join("\n");
+}
