@@ -6,6 +6,7 @@ import { readFileSync } from "node:fs";
 import { loadavg } from "node:os";
 import autocannon from "autocannon";
 import { runOpenLoop } from "./open-loop.ts";
+import { storeCpuBetween, storeCpuSeconds } from "./store-cpu.ts";
 
 export interface Scenario {
   name: string;
@@ -42,8 +43,8 @@ export interface ScenarioResult {
   client: { byStatus: Record<string, number>; errors: number; timeouts: number };
   /** Open loop only: the offered rate, and how late the sends left (p99 ms) when no socket was free or this process was busy. */
   offered?: { rate: number; sendLagP99: number; p99BySecond: number[] };
-  /** CPU seconds per wall second: 1.0 = one core busy. */
-  cpu: { server: number; generator: number };
+  /** CPU seconds per wall second: 1.0 = one core busy. `stores`: the run's Postgres backends and Redis (store-cpu.ts), when known. */
+  cpu: { server: number; generator: number; stores?: number };
   load1: number;
   target: Scenario["target"];
   met: boolean;
@@ -111,9 +112,12 @@ export async function runScenario(
     seconds: number;
     settle: () => Promise<void>;
     path?: string;
+    /** The server's stores, to count their CPU: its database's name and the Redis port. */
+    stores?: { database: string; redisPort: string };
   },
 ): Promise<ScenarioResult> {
   const linesBefore = o.serverLines?.length ?? 0;
+  const stores0 = o.stores && storeCpuSeconds(o.stores.database, o.stores.redisPort);
   const serverCpu0 = processCpuSeconds(o.serverPid);
   const genCpu0 = process.cpuUsage();
   const wall0 = performance.now();
@@ -123,6 +127,7 @@ export async function runScenario(
   const wall = (performance.now() - wall0) / 1000;
   const genCpu = process.cpuUsage(genCpu0);
   const serverCpu = processCpuSeconds(o.serverPid) - serverCpu0;
+  const storesCpu = o.stores && stores0 ? storeCpuBetween(stores0, storeCpuSeconds(o.stores.database, o.stores.redisPort)) : undefined;
   // Requests still in flight when autocannon stopped finish on the server; wait for
   // them (permits given back, and the log no longer growing) so they count here and
   // not in the next scenario.
@@ -152,7 +157,7 @@ export async function runScenario(
     answers,
     unexpected,
     client: { byStatus, errors: result.errors, timeouts: result.timeouts },
-    cpu: { server: serverCpu / wall, generator: (genCpu.user + genCpu.system) / 1e6 / wall },
+    cpu: { server: serverCpu / wall, generator: (genCpu.user + genCpu.system) / 1e6 / wall, ...(storesCpu === undefined ? {} : { stores: storesCpu / wall }) },
     load1: loadavg()[0],
     ...("sendLagP99" in result ? { offered: { rate: s.rate!, sendLagP99: result.sendLagP99, p99BySecond: result.p99BySecond } } : {}),
     target: s.target,

@@ -67,6 +67,7 @@ export async function runGatewaySuite(o: SuiteOptions): Promise<SuiteRun> {
     });
     const permitKeys = ["global", ...customers.map((c) => `org-live:${c.orgId}`), `org-live:${capCustomer.orgId}`];
     const s = stack;
+    const stores = { database: new URL(s.env.DATABASE_URL!).pathname.slice(1), redisPort: new URL(s.env.REDIS_URL!).port };
     const settle = async () => {
       await waitForPermits(s.redis, permitKeys);
     };
@@ -74,7 +75,7 @@ export async function runGatewaySuite(o: SuiteOptions): Promise<SuiteRun> {
     const results: ScenarioResult[] = [];
     const run = async (sc: Scenario, baseline?: ScenarioResult["baseline"]) => {
       log(`running: ${sc.name} (${sc.connections} connections${sc.rate ? `, ${sc.rate}/s offered` : ""}, ${o.seconds} s)`);
-      const r = await runScenario(sc, { url: s.url, serverPid: s.server.pid, serverLines: s.server.lines, seconds: o.seconds, settle });
+      const r = await runScenario(sc, { url: s.url, serverPid: s.server.pid, serverLines: s.server.lines, seconds: o.seconds, settle, stores });
       results.push({ ...r, ...(baseline ? { baseline } : {}) });
       return r;
     };

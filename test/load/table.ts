@@ -28,7 +28,7 @@ function vsBaseline(r: ScenarioResult): string {
 }
 
 export function formatTable(results: readonly ScenarioResult[]): string {
-  const head = ["scenario", "req/s", "vs baseline (same run)", "p50 ms", "p99 ms", "added p99", "answers (server access log)", "cpu srv/gen", "target", "met?"];
+  const head = ["scenario", "req/s", "vs baseline (same run)", "p50 ms", "p99 ms", "added p99", "answers (server access log)", "cpu srv/gen/stores", "target", "met?"];
   const rows = results.map((r) => [
     r.name,
     f0(r.reqPerSec),
@@ -37,7 +37,7 @@ export function formatTable(results: readonly ScenarioResult[]): string {
     f1(r.p99),
     f1(r.addedP99),
     answers(r) + (r.client.errors || r.client.timeouts ? ` (client errors ${r.client.errors}, timeouts ${r.client.timeouts})` : ""),
-    `${r.cpu.server.toFixed(2)}/${r.cpu.generator.toFixed(2)}`,
+    `${r.cpu.server.toFixed(2)}/${r.cpu.generator.toFixed(2)}/${r.cpu.stores === undefined ? "–" : r.cpu.stores.toFixed(2)}`,
     target(r),
     r.unexpected.length ? `NO: unexpected ${r.unexpected.join(", ")}` : r.met ? "yes" : "no",
   ]);
@@ -56,8 +56,8 @@ export const TABLE_NOTES = [
   "(test/load/bare-401.ts) for refusals, the stand-in product called directly for the paid path.",
   "added p99 = p99 − the stub model's fixed delay. answers: the server's access log lines of the run (unattributable",
   "refusals write no request-log row).",
-  "cpu srv/gen: CPU seconds per wall second of the server process and of this generator process (1.00 = one core);",
-  "both share the machine's cores with Postgres and Redis, so the generator's share is taken from the server.",
+  "cpu srv/gen/stores: CPU seconds per wall second of the server process, of this generator process, and of the run's",
+  "Postgres backends + Redis (test/load/store-cpu.ts) (1.00 = one core); all share the machine's cores.",
 ].join("\n");
 
 /** For open-loop rows: how late sends left, and the p99 of each second's requests (a backlog shows as a run of high seconds). */
