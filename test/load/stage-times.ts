@@ -35,14 +35,19 @@ try {
   const customers = await createCustomers(stack.admin, 65, 100_000_000);
   const capCustomer = customers.pop()!;
   const set = await buildScenarios({ customers, capCustomer, stubDelayMs, orgCap: 2, connections: { paid: 128, rejections: 64, overCap: 64 } });
-  const at = { url: stack.url, serverPid: stack.server.pid, serverLines: stack.server.lines, settle: async () => {} };
+  const stores = { database: new URL(stack.env.DATABASE_URL!).pathname.slice(1), redisPort: new URL(stack.env.REDIS_URL!).port };
+  const at = { url: stack.url, serverPid: stack.server.pid, serverLines: stack.server.lines, settle: async () => {}, stores };
   await runScenario({ ...set.paid, name: "warm-up" }, { ...at, seconds: 2 });
   const metrics = async () => (await fetch(`${stack.url}/metrics`, { headers: { authorization: `Bearer ${OPERATOR_TOKEN}` } })).text();
   const before = await metrics();
   console.log(`# stage times: paid at ${rate}/s, ${seconds} s, ${new Date().toISOString()}, load average ${loadavg().map((l) => l.toFixed(2)).join(" ")}`);
   const r = await runScenario({ ...set.paidAtTargetRate, rate }, { ...at, seconds });
   const after = await metrics();
-  console.log(`answers ${JSON.stringify(r.answers)}, p50 ${r.p50.toFixed(1)} ms, p99 ${r.p99.toFixed(1)} ms, cpu srv/gen ${r.cpu.server.toFixed(2)}/${r.cpu.generator.toFixed(2)}`);
+  console.log(`answers ${JSON.stringify(r.answers)}, p50 ${r.p50.toFixed(1)} ms, p99 ${r.p99.toFixed(1)} ms, cpu srv/gen/stores ${r.cpu.server.toFixed(2)}/${r.cpu.generator.toFixed(2)}/${r.cpu.stores?.toFixed(2)}`);
+  // CPU per answer: the machine-independent part (cores × wall seconds ÷ answers).
+  const n = Object.values(r.answers).reduce((a, b) => a + b, 0);
+  const wall = r.seconds; // the open loop's seconds of offering; its tail is inside the CPU readings
+  console.log(`CPU per answer: gateway ${((r.cpu.server * wall * 1000) / n).toFixed(2)} ms, Postgres + Redis ${(((r.cpu.stores ?? NaN) * wall * 1000) / n).toFixed(2)} ms`);
   console.log(formatOpenLoopNotes([r]));
   const b = sums(before, "pixeldrop_gateway_stage_duration_seconds");
   for (const [labels, a] of sums(after, "pixeldrop_gateway_stage_duration_seconds")) {
