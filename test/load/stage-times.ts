@@ -41,7 +41,7 @@ try {
   const metrics = async () => (await fetch(`${stack.url}/metrics`, { headers: { authorization: `Bearer ${OPERATOR_TOKEN}` } })).text();
   const before = await metrics();
   console.log(`# stage times: paid at ${rate}/s, ${seconds} s, ${new Date().toISOString()}, load average ${loadavg().map((l) => l.toFixed(2)).join(" ")}`);
-  const r = await runScenario({ ...set.paidAtTargetRate, rate }, { ...at, seconds });
+  const r = await runScenario({ ...set.paidAtTargetRate, name: set.paidAtTargetRate.name.replace(/at \d+\/s/, `at ${rate}/s`), rate }, { ...at, seconds });
   const after = await metrics();
   console.log(`answers ${JSON.stringify(r.answers)}, p50 ${r.p50.toFixed(1)} ms, p99 ${r.p99.toFixed(1)} ms, cpu srv/gen/stores ${r.cpu.server.toFixed(2)}/${r.cpu.generator.toFixed(2)}/${r.cpu.stores?.toFixed(2)}`);
   // CPU per answer: the machine-independent part (cores × wall seconds ÷ answers).
