@@ -14,7 +14,7 @@
 // MODEL_GLOBAL_CONCURRENCY (4).
 // Needs DATABASE_URL and REDIS_URL (a scratch database and Redis db 12 are used).
 import { loadavg, cpus } from "node:os";
-import { formatTable, TABLE_NOTES } from "../test/load/table.ts";
+import { formatOpenLoopNotes, formatTable, TABLE_NOTES } from "../test/load/table.ts";
 import { runGatewaySuite } from "../test/load/suite.ts";
 import { unloggedAnswers } from "../test/load/run-scenario.ts";
 import { runModelScenario, formatModelTable } from "../test/load/model-run.ts";
@@ -45,6 +45,7 @@ if (process.env.LOAD_GATEWAY !== "0") {
   });
   console.log(`\n## Gateway (split deployment: gateway process + fixed-delay stand-in product), ${machine()}\n`);
   console.log(formatTable(run.results));
+  console.log(`\n${formatOpenLoopNotes(run.results)}`);
   console.log(`\n${TABLE_NOTES}`);
   console.log(`stand-in product used ${run.stubProductCpu.toFixed(1)} CPU s over the runs.`);
   const m = run.money;

@@ -1,5 +1,5 @@
 // Public surface of the db module.
-export type { Db, Row, OpenDbOptions } from "./types.ts";
+export type { Db, Row, OpenDbOptions, QueryOptions } from "./types.ts";
 export { openDb } from "./open.ts";
 export { migrate, loadMigrations, DEFAULT_MIGRATIONS_DIR, type MigrateResult } from "./migrate.ts";
 export { isUniqueViolation, isForeignKeyViolation } from "./errors.ts";

@@ -12,7 +12,7 @@
 // src/db/errors.ts classifies by `.code`): pg's own "connection ended" errors carry no code, so they are
 // re-thrown as DbUnavailableError with the SQLSTATE class 08 code.
 import pg from "pg";
-import type { Db } from "./types.ts";
+import type { Db, QueryOptions } from "./types.ts";
 import { OID_INT8, OID_NUMERIC, OID_TIMESTAMPTZ, parseInt8, parseNumeric, parseTimestamptz } from "./values.ts";
 
 /** A lost or unobtainable database connection (code 08006, connection_failure). */
@@ -173,10 +173,11 @@ function unansweredGuard(): UnansweredGuard {
 function ignoreClientError(): void {}
 
 /** One statement on a pool or a checked-out client; driver errors become store errors. */
-async function rowsOf<T>(on: pg.Pool | pg.PoolClient, guard: UnansweredGuard, text: string, params: unknown[] = []): Promise<T[]> {
+async function rowsOf<T>(on: pg.Pool | pg.PoolClient, guard: UnansweredGuard, text: string, params: unknown[] = [], o?: QueryOptions): Promise<T[]> {
   guard.check();
   try {
-    return (await guard.race(on.query(text, params))).rows as T[];
+    const running = o?.prepare ? on.query({ name: o.prepare, text, values: params }) : on.query(text, params);
+    return (await guard.race(running)).rows as T[];
   } catch (err) {
     guard.note(err);
     throw storeError(err);
@@ -188,7 +189,7 @@ function wrapPool(pool: pg.Pool): Db {
   const guard = unansweredGuard();
   return {
     kind: "postgres",
-    query: (text, params) => rowsOf(pool, guard, text, params),
+    query: (text, params, o) => rowsOf(pool, guard, text, params, o),
     async transaction<T>(fn: (tx: Db) => Promise<T>): Promise<T> {
       let client: pg.PoolClient;
       let cutOff = false;
@@ -244,7 +245,7 @@ function wrapPool(pool: pg.Pool): Db {
 function wrapClient(client: pg.PoolClient, guard: UnansweredGuard): Db {
   const db: Db = {
     kind: "postgres",
-    query: (text, params) => rowsOf(client, guard, text, params),
+    query: (text, params, o) => rowsOf(client, guard, text, params, o),
     transaction: (fn) => fn(db),
     async exec(script: string): Promise<void> {
       try {

@@ -13,6 +13,17 @@ describeEachDb("db", (getDb, backend) => {
     assert.equal(getDb().kind, backend);
   });
 
+  test("a statement run with `prepare` gives the same rows; on Postgres it is prepared on its connection", async () => {
+    await getDb().transaction(async (tx) => {
+      const a = await tx.query<{ x: number }>("SELECT $1::int + 1 AS x", [1], { prepare: "pd_test_plus_one" });
+      const b = await tx.query<{ x: number }>("SELECT $1::int + 1 AS x", [41], { prepare: "pd_test_plus_one" });
+      assert.deepEqual([a, b], [[{ x: 2 }], [{ x: 42 }]]);
+      // The same session (one client inside a transaction) shows what it has prepared.
+      const prepared = await tx.query("SELECT name FROM pg_prepared_statements WHERE name = $1", ["pd_test_plus_one"]);
+      assert.equal(prepared.length, backend === "postgres" ? 1 : 0);
+    });
+  });
+
   test("bigint, numeric sums and timestamptz come back as numbers", async () => {
     const at = Date.UTC(2026, 10, 1, 15, 0, 0, 123);
     const [row] = await getDb().query<{ big: number; total: number; at: number; n: null }>(

@@ -26,9 +26,11 @@ test("short load run: expected answers only, books balance, no permit leaked", {
     assert.ok(Object.values(r.answers).reduce((a, b) => a + b, 0) > 0, `${r.name}: the server answered something`);
     assert.equal(unloggedAnswers(r), 0, `${r.name}: every answer the client got is in the access log`);
   }
-  const [paid, , guard, , overCap, noKeyEmbedded] = run.results;
+  const [paidAtRate, paid, , guard, , overCap, noKeyEmbedded] = run.results;
   assert.ok((noKeyEmbedded!.answers["401 invalid_api_key"] ?? 0) > 0, "the embedded default refused key-less calls");
   assert.ok((paid!.answers["200"] ?? 0) > 0, "paid calls succeeded");
+  // The open loop offers rate × seconds requests and waits for every answer.
+  assert.equal(paidAtRate!.client.byStatus["200"], paidAtRate!.offered!.rate * 3, "every request offered at the fixed rate answered 200");
   assert.ok((guard!.answers["429 rate_limited"] ?? 0) > 0, "the invalid-key guard turned one address away");
   assert.ok((overCap!.answers["429 rate_limited"] ?? 0) > 0, "the org cap refused the excess");
   assert.ok((overCap!.answers["200"] ?? 0) > 0, "the org cap let its two slots through");

@@ -1,7 +1,8 @@
 // CPU profile of the gateway under the load run's scenarios (issue 14): the server runs
 // with `node --cpu-prof`, one scenario drives it, and the profile's top entries (self
 // time by function and by file or package) are printed. Not part of any suite.
-//   node --import tsx test/load/profile-gateway.ts <no-key-embedded | unknown-key | paid> [seconds]
+//   node --import tsx test/load/profile-gateway.ts <no-key-embedded | unknown-key | paid | paid-rate> [seconds]
+// (paid-rate: the paid load offered at the target's rate, open loop)
 // The last two need DATABASE_URL and REDIS_URL (as `npm run test:load`).
 import { mkdtemp, readdir, readFile, rm } from "node:fs/promises";
 import { loadavg, tmpdir } from "node:os";
@@ -10,6 +11,7 @@ import { runScenario } from "./run-scenario.ts";
 import { buildScenarios } from "./scenarios.ts";
 import { createCustomers, startLoadStack } from "./stack.ts";
 import { startStubProduct } from "./suite.ts";
+import { formatOpenLoopNotes } from "./table.ts";
 import { startServer } from "../support/server-process.ts";
 
 const which = process.argv[2] ?? "no-key-embedded";
@@ -118,6 +120,26 @@ async function report(requests: number): Promise<void> {
     return "(none)";
   };
   const writev = top(best, (x) => (x.callFrame.functionName === "writev" ? `writev ← ${callerOf(x)}` : ""), 8).filter(([k]) => k !== "");
+  // Inclusive view: each sample charged to the deepest frame in our own src/ (the code
+  // that asked for the work, whatever library or native code did it).
+  const ownCaller = (x: ProfNode): string => {
+    for (let p: ProfNode | undefined = x; p; p = parent.get(p.id)) {
+      if (p.callFrame.url.includes("/src/")) return `${p.callFrame.functionName || "(anonymous)"} (${shortUrl(p.callFrame.url)})`;
+    }
+    return x.callFrame.functionName === "(idle)" ? "(idle)" : "(no frame of ours)";
+  };
+  console.log("\n| time | deepest frame of ours on the stack |\n|---|---|");
+  for (const [k, v] of top(best, ownCaller, 15)) console.log(`| ${(v * 100).toFixed(1)} % | ${k} |`);
+  // Native and Node-internal time charged to the nearest package or file of ours above it.
+  const nearestPackage = (x: ProfNode): string => {
+    for (let p: ProfNode | undefined = x; p; p = parent.get(p.id)) {
+      const pk = packageOf(p.callFrame.url);
+      if (pk !== "(native / V8)" && !pk.startsWith("node:")) return pk;
+    }
+    return x.callFrame.functionName.startsWith("(") ? x.callFrame.functionName : "(Node internals only)";
+  };
+  console.log("\n| time | nearest package or file above the sample (native and node: time charged to it) |\n|---|---|");
+  for (const [k, v] of top(best, nearestPackage, 15)) console.log(`| ${(v * 100).toFixed(1)} % | ${k} |`);
   if (writev.length) {
     console.log("\n| self time | writev, by the nearest caller outside Node's own modules |\n|---|---|");
     for (const [k, v] of writev) console.log(`| ${(v * 100).toFixed(1)} % | ${k} |`);
@@ -145,12 +167,13 @@ if (which === "no-key-embedded") {
     const customers = await createCustomers(stack.admin, 65, 100_000_000);
     const capCustomer = customers.pop()!;
     const set = await buildScenarios({ customers, capCustomer, stubDelayMs, orgCap: 2, connections: { paid: 128, rejections: 64, overCap: 64 } });
-    const sc = which === "paid" ? set.paid : set.badKeySpread;
+    const sc = which === "paid" ? set.paid : which === "paid-rate" ? set.paidAtTargetRate : set.badKeySpread;
     windowUs[0] = monoUs();
     const r = await runScenario(sc, { url: stack.url, serverPid: stack.server.pid, serverLines: stack.server.lines, seconds, settle: async () => {} });
     windowUs[1] = windowUs[0] + seconds * 1e6;
     answers = Object.values(r.answers).reduce((a, b) => a + b, 0);
-    console.log(`req/s ${r.reqPerSec.toFixed(0)}, p99 ${r.p99} ms, answers ${JSON.stringify(r.answers)}`);
+    console.log(`req/s ${r.reqPerSec.toFixed(0)}, p50 ${r.p50.toFixed(1)} ms, p99 ${r.p99.toFixed(1)} ms, answers ${JSON.stringify(r.answers)}`);
+    if (r.offered) console.log(formatOpenLoopNotes([r]));
   } finally {
     await stack.close();
     await product.stop();

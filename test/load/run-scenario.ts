@@ -4,7 +4,9 @@
 // used, since both share the machine's cores.
 import { readFileSync } from "node:fs";
 import { loadavg } from "node:os";
-import autocannon, { type Result } from "autocannon";
+import autocannon from "autocannon";
+import { runOpenLoop } from "./open-loop.ts";
+import { storeCpuBetween, storeCpuSeconds } from "./store-cpu.ts";
 
 export interface Scenario {
   name: string;
@@ -18,6 +20,12 @@ export interface Scenario {
   /** The fixed delay inside each answer (the stub model's), subtracted for "added" latency. */
   baseDelayMs: number;
   target: { reqPerSec: number; addedP99Ms?: number; p99Ms?: number };
+  /**
+   * Offered requests per second for an open-loop run (open-loop.ts): requests leave on
+   * a fixed schedule over `connections` sockets and latency counts from the schedule.
+   * Absent: a closed loop (autocannon), each connection sending as soon as answered.
+   */
+  rate?: number;
 }
 
 export interface ScenarioResult {
@@ -33,13 +41,15 @@ export interface ScenarioResult {
   unexpected: string[];
   /** What the generator saw: responses by status, and transport errors/timeouts. */
   client: { byStatus: Record<string, number>; errors: number; timeouts: number };
-  /** CPU seconds per wall second: 1.0 = one core busy. */
-  cpu: { server: number; generator: number };
+  /** Open loop only: the offered rate, and how late the sends left (p99 ms) when no socket was free or this process was busy. */
+  offered?: { rate: number; sendLagP99: number; p99BySecond: number[] };
+  /** CPU seconds per wall second: 1.0 = one core busy. `stores`: the run's Postgres backends and Redis (store-cpu.ts), when known. */
+  cpu: { server: number; generator: number; stores?: number };
   load1: number;
   target: Scenario["target"];
   met: boolean;
   /** The same load against a baseline measured in the same run (bare Hono, the stand-in product alone). */
-  baseline?: { name: string; reqPerSec: number };
+  baseline?: { name: string; reqPerSec: number; p50?: number; p99?: number };
 }
 
 /** The access-log lines of POST /v1.0/removebg answers (src/metrics/http.ts writes one per answer). */
@@ -102,48 +112,27 @@ export async function runScenario(
     seconds: number;
     settle: () => Promise<void>;
     path?: string;
+    /** The server's stores, to count their CPU: its database's name and the Redis port. */
+    stores?: { database: string; redisPort: string };
   },
 ): Promise<ScenarioResult> {
   const linesBefore = o.serverLines?.length ?? 0;
+  const stores0 = o.stores && storeCpuSeconds(o.stores.database, o.stores.redisPort);
   const serverCpu0 = processCpuSeconds(o.serverPid);
   const genCpu0 = process.cpuUsage();
   const wall0 = performance.now();
 
-  let conn = 0;
-  let reqNo = 0;
-  const first = s.connection(0);
-  const result: Result = await autocannon({
-    url: `${o.url}${o.path ?? "/v1.0/removebg"}`,
-    method: "POST",
-    connections: s.connections,
-    duration: o.seconds,
-    timeout: 30,
-    headers: first.headers,
-    body: Buffer.from(first.body),
-    setupClient: (client) => {
-      const c = s.connection(conn++);
-      client.setHeadersAndBody(c.headers, Buffer.from(c.body));
-    },
-    ...(s.perRequest
-      ? {
-          requests: [
-            {
-              // Per-request headers; the connection's own headers are kept underneath.
-              setupRequest: (req) => ({ ...req, headers: { ...req.headers, ...s.perRequest!(reqNo++) } }),
-            },
-          ],
-        }
-      : {}),
-  });
+  const url = `${o.url}${o.path ?? "/v1.0/removebg"}`;
+  const result = s.rate === undefined ? await closedLoop(s, url, o.seconds) : await runOpenLoop({ ...s, url, rate: s.rate, seconds: o.seconds, timeoutMs: TIMEOUT_S * 1000 });
   const wall = (performance.now() - wall0) / 1000;
   const genCpu = process.cpuUsage(genCpu0);
   const serverCpu = processCpuSeconds(o.serverPid) - serverCpu0;
+  const storesCpu = o.stores && stores0 ? storeCpuBetween(stores0, storeCpuSeconds(o.stores.database, o.stores.redisPort)) : undefined;
   // Requests still in flight when autocannon stopped finish on the server; wait for
   // them (permits given back, and the log no longer growing) so they count here and
   // not in the next scenario.
   await o.settle();
-  const byStatus: Record<string, number> = {};
-  for (const [code, v] of Object.entries(result.statusCodeStats ?? {})) byStatus[code] = v.count;
+  const byStatus = result.byStatus;
   let answers = byStatus;
   if (o.serverLines) {
     await quietLines(o.serverLines);
@@ -168,9 +157,45 @@ export async function runScenario(
     answers,
     unexpected,
     client: { byStatus, errors: result.errors, timeouts: result.timeouts },
-    cpu: { server: serverCpu / wall, generator: (genCpu.user + genCpu.system) / 1e6 / wall },
+    cpu: { server: serverCpu / wall, generator: (genCpu.user + genCpu.system) / 1e6 / wall, ...(storesCpu === undefined ? {} : { stores: storesCpu / wall }) },
     load1: loadavg()[0],
+    ...("sendLagP99" in result ? { offered: { rate: s.rate!, sendLagP99: result.sendLagP99, p99BySecond: result.p99BySecond } } : {}),
     target: s.target,
     met,
   };
+}
+
+const TIMEOUT_S = 30;
+
+/** The closed loop: `s.connections` autocannon connections, each sending its next request when answered. */
+async function closedLoop(s: Scenario, url: string, seconds: number) {
+  let conn = 0;
+  let reqNo = 0;
+  const first = s.connection(0);
+  const result = await autocannon({
+    url,
+    method: "POST",
+    connections: s.connections,
+    duration: seconds,
+    timeout: TIMEOUT_S,
+    headers: first.headers,
+    body: Buffer.from(first.body),
+    setupClient: (client) => {
+      const c = s.connection(conn++);
+      client.setHeadersAndBody(c.headers, Buffer.from(c.body));
+    },
+    ...(s.perRequest
+      ? {
+          requests: [
+            {
+              // Per-request headers; the connection's own headers are kept underneath.
+              setupRequest: (req) => ({ ...req, headers: { ...req.headers, ...s.perRequest!(reqNo++) } }),
+            },
+          ],
+        }
+      : {}),
+  });
+  const byStatus: Record<string, number> = {};
+  for (const [code, v] of Object.entries(result.statusCodeStats ?? {})) byStatus[code] = v.count;
+  return { duration: result.duration, latency: result.latency, byStatus, errors: result.errors, timeouts: result.timeouts };
 }

@@ -29,6 +29,8 @@ export function spreadIp(n: number): string {
 
 export interface ScenarioSet {
   paid: Scenario;
+  /** The paid load offered at the target's own rate (open loop): what the gateway adds at that rate, not under saturation. */
+  paidAtTargetRate: Scenario;
   noKey: Scenario;
   badKeySpread: Scenario;
   badKeyOneIp: Scenario;
@@ -53,16 +55,18 @@ export async function buildScenarios(o: {
   const perOrg = Math.ceil(o.connections.paid / o.customers.length);
   if (perOrg > o.orgCap) throw new Error(`paid run needs ${perOrg} connections per org, above the cap of ${o.orgCap}`);
 
+  const paid: Scenario = {
+    name: "paid (live key, reserve+capture)",
+    connections: o.connections.paid,
+    // Connection i uses customer i mod n: at most `perOrg` connections on one org.
+    connection: (i) => paidBodies[i % paidBodies.length]!,
+    expected: ["200"],
+    baseDelayMs: o.stubDelayMs,
+    target: { reqPerSec: 600, addedP99Ms: 50 },
+  };
   return {
-    paid: {
-      name: "paid (live key, reserve+capture)",
-      connections: o.connections.paid,
-      // Connection i uses customer i mod n: at most `perOrg` connections on one org.
-      connection: (i) => paidBodies[i % paidBodies.length]!,
-      expected: ["200"],
-      baseDelayMs: o.stubDelayMs,
-      target: { reqPerSec: 600, addedP99Ms: 50 },
-    },
+    paid: { ...paid, name: `${paid.name}, closed loop` },
+    paidAtTargetRate: { ...paid, name: `${paid.name}, open loop at ${paid.target.reqPerSec}/s`, rate: paid.target.reqPerSec },
     noKey: {
       name: "401 no key (many IPs)",
       connections: o.connections.rejections,

@@ -67,24 +67,30 @@ export async function runGatewaySuite(o: SuiteOptions): Promise<SuiteRun> {
     });
     const permitKeys = ["global", ...customers.map((c) => `org-live:${c.orgId}`), `org-live:${capCustomer.orgId}`];
     const s = stack;
+    const stores = { database: new URL(s.env.DATABASE_URL!).pathname.slice(1), redisPort: new URL(s.env.REDIS_URL!).port };
     const settle = async () => {
       await waitForPermits(s.redis, permitKeys);
     };
     const productCpu0 = processCpuSeconds(product.pid);
     const results: ScenarioResult[] = [];
     const run = async (sc: Scenario, baseline?: ScenarioResult["baseline"]) => {
-      log(`running: ${sc.name} (${sc.connections} connections, ${o.seconds} s)`);
-      const r = await runScenario(sc, { url: s.url, serverPid: s.server.pid, serverLines: s.server.lines, seconds: o.seconds, settle });
+      log(`running: ${sc.name} (${sc.connections} connections${sc.rate ? `, ${sc.rate}/s offered` : ""}, ${o.seconds} s)`);
+      const r = await runScenario(sc, { url: s.url, serverPid: s.server.pid, serverLines: s.server.lines, seconds: o.seconds, settle, stores });
       results.push({ ...r, ...(baseline ? { baseline } : {}) });
       return r;
     };
     // Baselines of this run, on this machine, while the gateway idles: the same 401
     // load against a bare Hono app, and the paid load against the stand-in product alone.
     const bare = await measureBaseline("bare Hono 401", set.noKey, o.seconds, log);
-    const standIn = await runScenario({ ...set.paid, name: "stand-in alone" }, { url: product.url, serverPid: product.pid, seconds: o.seconds, settle: async () => {} });
+    const alone = (sc: Scenario) => runScenario({ ...sc, name: "stand-in alone" }, { url: product.url, serverPid: product.pid, seconds: o.seconds, settle: async () => {} });
+    const standIn = await alone(set.paid);
     const standInBaseline = { name: `stand-in product alone (${o.stubDelayMs} ms)`, reqPerSec: standIn.reqPerSec };
+    const standInAtRate = await alone(set.paidAtTargetRate);
+    const standInAtRateBaseline = { name: `stand-in product alone at ${set.paidAtTargetRate.rate}/s`, reqPerSec: standInAtRate.reqPerSec, p50: standInAtRate.p50, p99: standInAtRate.p99 };
     // A short warm-up so JIT and connection pools are not part of the first row.
     await runScenario({ ...set.paid, name: "warm-up" }, { url: s.url, serverPid: s.server.pid, serverLines: s.server.lines, seconds: 2, settle });
+    // The fixed rate first, so it is not measured in the wake of the saturating closed loop.
+    await run(set.paidAtTargetRate, standInAtRateBaseline);
     await run(set.paid, standInBaseline);
     const paidMoney = await checkMoney(s.db, customers.map((c: Customer) => c.orgId));
     await run(set.badKeySpread, bare);
