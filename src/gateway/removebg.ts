@@ -154,7 +154,7 @@ async function handle(req: Request, env: unknown, ctx: CallState, deps: GatewayD
   const expected = Math.min(announced ?? MAX_BODY_BYTES, MAX_BODY_BYTES);
   if (!deps.receiveBudget.tryTake(expected)) return reject(fail("gateway_busy", undefined, retryAfterSeconds(deps.receiveBudget.untilRoomMs(expected), deps.settings.deadlineMs / 1000)));
   ctx.undo.push(async () => deps.receiveBudget.give(expected));
-  const body = await readBodyCapped(req, MAX_BODY_BYTES, env);
+  const body = await readBodyCapped(req, MAX_BODY_BYTES);
   if (!body.ok) return reject(body);
   const contentType = req.headers.get("content-type");
   const form = await parseMultipart(body.bytes, contentType);

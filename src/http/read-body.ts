@@ -1,7 +1,6 @@
 // Reads a request body with a hard byte cap while it arrives: a body with no announced
 // length is refused as soon as it passes the cap, and the rest is never buffered.
 import { fail, type Failure } from "./api-error.ts";
-import { readIncomingCapped, unreadIncoming } from "./read-incoming.ts";
 
 export const MAX_BODY_BYTES = 12_000_000;
 
@@ -16,16 +15,12 @@ export function announcedLength(req: Request): number | undefined {
   return Number(raw);
 }
 
-/** `env`: Hono's env; on Node the body is read from its IncomingMessage (read-incoming.ts says why). */
 export async function readBodyCapped(
   req: Request,
   maxBytes: number,
-  env?: unknown,
 ): Promise<{ ok: true; bytes: Uint8Array<ArrayBuffer> } | Failure> {
   const announced = announcedLength(req);
   if (announced !== undefined && announced > maxBytes) return tooLarge();
-  const incoming = unreadIncoming(env);
-  if (incoming) return readIncomingCapped(incoming, maxBytes, tooLarge);
   if (!req.body) return { ok: true, bytes: new Uint8Array(0) };
   const reader = req.body.getReader();
   const chunks: Uint8Array[] = [];
