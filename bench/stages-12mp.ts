@@ -50,7 +50,7 @@ console.log(
 );
 console.log(row("composeCutout (copy + estimation + alpha)", await medianMs(() => composeCutout(img, alpha, { semitransparency: true }), runs)));
 console.log(
-  row("composeCutoutInPlace (what the pipeline runs)", await medianMs(() => composeCutoutInPlace({ ...img, data: new Uint8ClampedArray(img.data) }, alpha.slice(), { semitransparency: true }), runs)),
+  row("composeCutoutInPlace (one thread; the pipeline runs it in row bands)", await medianMs(() => composeCutoutInPlace({ ...img, data: new Uint8ClampedArray(img.data) }, alpha.slice(), { semitransparency: true }), runs)),
 );
 console.log(row("foregroundBox", await medianMs(() => foregroundBox(alpha, img.width, img.height), runs)));
 console.log(row("encodePng", await medianMs(() => encodePng(cut), runs)));

@@ -154,7 +154,7 @@ export function solveGridChannel(grid: ForegroundGrid, ch: number): void {
   }
 }
 
-export function hasSoftPixels(mask: Uint8Array): boolean {
+function hasSoftPixels(mask: Uint8Array): boolean {
   for (let i = 0; i < mask.length; i++) if (mask[i] !== 0 && mask[i] !== 255) return true;
   return false;
 }
