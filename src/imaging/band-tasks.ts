@@ -5,6 +5,7 @@
 import { correctSoftPixelsRows, cellMeansRows, solveGridChannel, solveGridShared, type ForegroundGrid } from "./foreground.ts";
 import { applyMaskAlpha } from "./compose.ts";
 import { resizeMaskRows, resizeRGBARows, resizeToRGBRows } from "./resize.ts";
+import { deflatePngSegments, type PngSegmentsArgs } from "./png-rgba.ts";
 import type { RowRange } from "./resample.ts";
 import type { RGBA } from "./types.ts";
 
@@ -49,6 +50,11 @@ export const BAND_TASKS = {
   ): void {
     correctSoftPixelsRows(a.rgba, a.alpha, a.width, a.height, a.grid, rows);
     applyMaskAlpha(a.rgba, a.alpha, a.hard, rows.y0 * a.width, rows.y1 * a.width);
+  },
+
+  /** The cut-out's PNG, segment by segment (png-rgba.ts). "Rows": the segments, in the order threads take them. */
+  pngSegments(a: PngSegmentsArgs, rows: RowRange): void {
+    deflatePngSegments(a, rows);
   },
 } as const;
 

@@ -41,9 +41,20 @@ export function boxBlur(src: Float32Array, w: number, h: number, r: number, tmp:
   for (let y = 0; y < h; y++) {
     const inv = invY[y];
     const row = y * w;
+    const enters = y + r + 1 < h, leaves = y >= r;
+    if (enters && leaves) {
+      // The middle rows in one pass over the sums: (s + entering) - leaving, the same
+      // double operations in the same order as the edge rows' separate loops.
+      for (let x = 0, a = (y + r + 1) * w, d = (y - r) * w; x < w; x++) {
+        const s = sums[x];
+        out[row + x] = s * inv;
+        sums[x] = s + tmp[a + x] - tmp[d + x];
+      }
+      continue;
+    }
     for (let x = 0; x < w; x++) out[row + x] = sums[x] * inv;
-    if (y + r + 1 < h) for (let x = 0, a = (y + r + 1) * w; x < w; x++) sums[x] += tmp[a + x];
-    if (y >= r) for (let x = 0, d = (y - r) * w; x < w; x++) sums[x] -= tmp[d + x];
+    if (enters) for (let x = 0, a = (y + r + 1) * w; x < w; x++) sums[x] += tmp[a + x];
+    if (leaves) for (let x = 0, d = (y - r) * w; x < w; x++) sums[x] -= tmp[d + x];
   }
 }
 

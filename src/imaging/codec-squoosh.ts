@@ -3,13 +3,18 @@
 // rather than the packages' decode() helpers: those keep one module instance per
 // process and would fetch the .wasm by URL, which Node cannot do.
 //
-// Every call gets a fresh instance of the compiled module (about 10 ms). A codec that
-// aborted on a corrupt file, or a libjpeg exit() on an unsupported colour space,
-// leaves its instance in an unknown state; with one instance per call nothing of it
-// survives into the next request, and the grown WASM heap is garbage once we return.
+// One instance per decoder is kept from call to call while calls succeed cleanly. A
+// fresh instance per call cost a 12 MP JPEG about 12,000 page faults for its new heap
+// (and as many again for the glue's copy of the pixels, see pixelsInto): 20-40 ms on a
+// quiet machine and up to 300 ms of kernel time on this VM when the freed pages had
+// gone back to the host (measured, docs/BENCHMARKS.md). A codec that aborted on a
+// corrupt file, or a libjpeg exit() on an unsupported colour space, leaves its
+// instance in an unknown state, so any call that fails or prints a warning drops the
+// instance and the next call starts a fresh one (docs/DECISIONS.md).
 import type { CodecOutcome } from "./codec-types.ts";
 import { describeThrown } from "./codec-types.ts";
 import { compileWasm, ensureImageDataClass, importPackageModule } from "./wasm-loader.ts";
+import { madeHere, withPixelsInto, type PixelMemory } from "./glue-pixels-into.ts";
 
 interface DecodedImageData {
   width: number;
@@ -41,37 +46,28 @@ const TRUNCATION_WARNING = /premature end of (jpeg file|data segment)/i;
  * Left alone, libjpeg pads the missing rest with grey and decodes the whole declared
  * frame: a 400-byte file declaring 12 MP cost about 0.9 s of a worker for an answer
  * that is a 400 anyway (found by test/fuzz). The throw unwinds the WASM stack; the
- * instance is per call and dropped, so nothing is left in a broken state.
+ * instance is then dropped, so nothing is left in a broken state.
  */
 class StopAtTruncation extends Error {}
+
+/** A decoder: `into` gives the memory its pixels go to (default: a new array). */
+export type SquooshDecode = (bytes: Uint8Array, into?: PixelMemory) => Promise<CodecOutcome>;
 
 function squooshDecoder(
   glueSpecifier: string,
   wasmSpecifier: string,
   call: (module: SquooshDecoderModule, bytes: Uint8Array) => DecodedImageData | null,
-): (bytes: Uint8Array) => Promise<CodecOutcome> {
+): SquooshDecode {
   let compiled: Promise<Compiled> | undefined;
   const compile = async (): Promise<Compiled> => {
     const [glue, wasm] = await Promise.all([importPackageModule(glueSpecifier), compileWasm(wasmSpecifier)]);
     return { factory: glue.default as EmscriptenFactory, wasm };
   };
-
-  return async (bytes) => {
-    // A failed load is a deployment fault, not a bad image: let it throw, and retry
-    // the load next time instead of caching the rejection.
-    const pending = (compiled ??= compile());
-    pending.catch(() => {
-      if (compiled === pending) compiled = undefined;
-    });
-    const { factory, wasm } = await pending;
-    ensureImageDataClass();
-    const messages: string[] = [];
-    let decoding = false;
-    const note = (line: string): void => {
-      messages.push(line);
-      if (decoding && TRUNCATION_WARNING.test(line)) throw new StopAtTruncation(line);
-    };
-    const module = await factory({
+  // The instance kept between clean calls, and where its output lines go during a call.
+  let kept: Promise<SquooshDecoderModule> | undefined;
+  let note: (line: string) => void = () => {};
+  const instantiate = ({ factory, wasm }: Compiled): Promise<SquooshDecoderModule> =>
+    factory({
       noInitialRun: true,
       instantiateWasm(imports, done) {
         const instance = new WebAssembly.Instance(wasm, imports);
@@ -82,25 +78,52 @@ function squooshDecoder(
       print: (line) => note(line),
       printErr: (line) => note(line),
     });
-    let out: DecodedImageData | null;
+
+  return async (bytes, into) => {
+    // A failed load is a deployment fault, not a bad image: let it throw, and retry
+    // the load next time instead of caching the rejection.
+    const pending = (compiled ??= compile());
+    pending.catch(() => {
+      if (compiled === pending) compiled = undefined;
+    });
+    const loaded = await pending;
+    ensureImageDataClass();
+    const instance = (kept ??= instantiate(loaded));
+    instance.catch(() => {
+      if (kept === instance) kept = undefined;
+    });
+    const module = await instance;
+    const messages: string[] = [];
+    let clean = false;
+    note = (line) => {
+      messages.push(line);
+      if (TRUNCATION_WARNING.test(line)) throw new StopAtTruncation(line);
+    };
     try {
-      decoding = true;
-      out = call(module, bytes);
+      const out = withPixelsInto(into, () => call(module, bytes));
+      if (!out) return { ok: false, reason: messages.join("; ") || "the decoder returned no image" };
+      if (messages.some((m) => TRUNCATION_WARNING.test(m))) return { ok: false, reason: messages.join("; "), truncated: true };
+      clean = messages.length === 0;
+      let data = out.data;
+      if (into && !madeHere(data)) {
+        const bytesInto = into(data.length);
+        bytesInto.set(data);
+        data = new Uint8ClampedArray(bytesInto.buffer, bytesInto.byteOffset, bytesInto.length);
+      }
+      return { ok: true, image: { width: out.width, height: out.height, data } };
     } catch (e) {
       const truncated = e instanceof StopAtTruncation;
       return { ok: false, reason: messages.join("; ") || describeThrown(e), ...(truncated ? { truncated } : {}) };
     } finally {
-      decoding = false;
+      note = () => {};
+      // Anything but a clean decode (a failure, a throw, a warning) may have left the
+      // codec's state or heap unusual: the next call gets a fresh instance.
+      if (!clean && kept === instance) kept = undefined;
     }
-    if (!out) return { ok: false, reason: messages.join("; ") || "the decoder returned no image" };
-    if (messages.some((m) => TRUNCATION_WARNING.test(m))) {
-      return { ok: false, reason: messages.join("; "), truncated: true };
-    }
-    return { ok: true, image: { width: out.width, height: out.height, data: out.data } };
   };
 }
 
-export function mozJpegDecoder(): (bytes: Uint8Array) => Promise<CodecOutcome> {
+export function mozJpegDecoder(): SquooshDecode {
   return squooshDecoder(
     "@jsquash/jpeg/codec/dec/mozjpeg_dec.js",
     "@jsquash/jpeg/codec/dec/mozjpeg_dec.wasm",
@@ -109,7 +132,7 @@ export function mozJpegDecoder(): (bytes: Uint8Array) => Promise<CodecOutcome> {
   );
 }
 
-export function libWebpDecoder(): (bytes: Uint8Array) => Promise<CodecOutcome> {
+export function libWebpDecoder(): SquooshDecode {
   return squooshDecoder(
     "@jsquash/webp/codec/dec/webp_dec.js",
     "@jsquash/webp/codec/dec/webp_dec.wasm",

@@ -1,4 +1,5 @@
 import type { RGBA } from "./types.ts";
+import type { PixelMemory } from "./glue-pixels-into.ts";
 
 /** What a codec backend reports. `reason` is for logs; titles for clients are made in decode.ts. */
 export type CodecOutcome =
@@ -6,18 +7,19 @@ export type CodecOutcome =
   | { ok: false; reason: string; truncated?: boolean };
 
 /**
- * The raw decoders and the encoder behind decodeImage/encodePng. An interface so
+ * The raw decoders behind decodeImage. An interface so
  * tests can substitute spies (e.g. to prove an oversized file never reaches one).
  */
 export interface Codecs {
-  /** Grey and YCbCr/RGB JPEG, baseline or progressive. */
-  decodeJpeg(bytes: Uint8Array): Promise<CodecOutcome>;
+  /**
+   * Grey and YCbCr/RGB JPEG, baseline or progressive. `into`, where a decoder supports
+   * it, gives the memory for the pixels (decode.ts's DecodeOptions.into).
+   */
+  decodeJpeg(bytes: Uint8Array, into?: PixelMemory): Promise<CodecOutcome>;
   /** Four-component (CMYK or YCCK, Adobe-inverted or not) JPEG. */
   decodeCmykJpeg(bytes: Uint8Array): Promise<CodecOutcome>;
   decodePng(bytes: Uint8Array): Promise<CodecOutcome>;
-  decodeWebp(bytes: Uint8Array): Promise<CodecOutcome>;
-  /** 8-bit RGBA PNG. Throws only on a programming error (inconsistent input). */
-  encodePng(image: RGBA): Promise<Uint8Array>;
+  decodeWebp(bytes: Uint8Array, into?: PixelMemory): Promise<CodecOutcome>;
 }
 
 /** A short text for logs from whatever a codec threw. */

@@ -3,14 +3,13 @@
 import type { Codecs } from "./codec-types.ts";
 import { libWebpDecoder, mozJpegDecoder } from "./codec-squoosh.ts";
 import { imagescriptCmykJpegDecoder, imagescriptPngDecoder } from "./codec-imagescript.ts";
-import { jsquashPngEncoder } from "./codec-png-encode.ts";
 
 export type { Codecs, CodecOutcome } from "./codec-types.ts";
 
 /**
  * Builds a codec set. WASM files are read and compiled on first use and kept by the
  * returned object; create one per worker thread (or use the default of decodeImage
- * and encodePng, which does exactly that).
+ * which does exactly that).
  */
 export function createCodecs(): Codecs {
   return {
@@ -18,7 +17,6 @@ export function createCodecs(): Codecs {
     decodeCmykJpeg: imagescriptCmykJpegDecoder(),
     decodePng: imagescriptPngDecoder(),
     decodeWebp: libWebpDecoder(),
-    encodePng: jsquashPngEncoder(),
   };
 }
 

@@ -7,6 +7,7 @@ import type { Codecs, CodecOutcome } from "./codec-types.ts";
 import { defaultCodecs } from "./codecs.ts";
 import { checkPixelLimit, MAX_PIXELS, readImageHeader, type ImageHeader } from "./header.ts";
 import { countJpegScans } from "./header-jpeg.ts";
+import type { PixelMemory } from "./glue-pixels-into.ts";
 
 /**
  * Progressive JPEGs usually have about 10 scans. Each scan re-walks the whole image,
@@ -20,6 +21,11 @@ export interface DecodeOptions {
   codecs?: Codecs;
   /** Defaults to MAX_PIXELS (12,000,000). */
   maxPixels?: number;
+  /**
+   * Memory for the decoded pixels (JPEG and WebP; other formats ignore it): the pipeline
+   * passes memory its helper threads share, so the pixels are not copied again.
+   */
+  into?: PixelMemory;
 }
 
 export type DecodeResult = { ok: true; image: RGBA; header: ImageHeader } | ImagingFailure;
@@ -41,14 +47,14 @@ export async function decodeImage(bytes: Uint8Array, options: DecodeOptions = {}
       if (scans > MAX_JPEG_SCANS) {
         return imagingFailure(`The JPEG file has ${scans} scans; at most ${MAX_JPEG_SCANS} are accepted`);
       }
-      outcome = header.components === 4 ? await codecs.decodeCmykJpeg(bytes) : await codecs.decodeJpeg(bytes);
+      outcome = header.components === 4 ? await codecs.decodeCmykJpeg(bytes) : await codecs.decodeJpeg(bytes, options.into);
       break;
     }
     case "png":
       outcome = await codecs.decodePng(bytes);
       break;
     case "webp":
-      outcome = await codecs.decodeWebp(bytes);
+      outcome = await codecs.decodeWebp(bytes, options.into);
       break;
   }
 

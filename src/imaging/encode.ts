@@ -1,8 +1,10 @@
-// The one output format: 8-bit RGBA PNG.
+// The one output format: 8-bit RGBA PNG (png-rgba.ts), here with every segment on this
+// thread; the pipeline passes its helper threads instead (src/product/pipeline.ts).
 import type { RGBA } from "./types.ts";
-import type { Codecs } from "./codec-types.ts";
-import { defaultCodecs } from "./codecs.ts";
+import { encodeRgbaPng } from "./png-rgba.ts";
+import { inlineBands } from "./row-bands.ts";
 
-export async function encodePng(img: RGBA, codecs: Codecs = defaultCodecs()): Promise<Uint8Array> {
-  return codecs.encodePng(img);
+/** 8-bit RGBA PNG. Throws RangeError only on a programming error (inconsistent size). */
+export function encodePng(img: RGBA): Promise<Uint8Array> {
+  return encodeRgbaPng(img, inlineBands);
 }

@@ -56,6 +56,12 @@ export interface ForegroundGrid {
   sumF: RGBPlanes;
   /** After solveGrid: the background estimate Bb per cell. */
   sumB: RGBPlanes;
+  /**
+   * Scratch planes for solveGridShared's item i and solveGridChannel's channel i (two
+   * each): from `alloc` like the rest, so a caller that reuses memory job after job
+   * (row-bands.ts) does not make six new megabytes the kernel must fault in every time.
+   */
+  scratch: [Float32Array, Float32Array][];
 }
 
 /** The grid for a width x height image, its planes from `alloc` (zeroed or not: every cell is written). */
@@ -69,7 +75,8 @@ export function foregroundGrid(
   const w = Math.ceil(width / k), h = Math.ceil(height / k);
   const n = w * h;
   const rgb = (): RGBPlanes => [alloc(n), alloc(n), alloc(n)];
-  return { k, w, h, A: alloc(n), weightF: alloc(n), weightB: alloc(n), blurA: alloc(n), meanI: rgb(), sumF: rgb(), sumB: rgb() };
+  const scratch = [0, 1, 2].map((): [Float32Array, Float32Array] => [alloc(n), alloc(n)]);
+  return { k, w, h, A: alloc(n), weightF: alloc(n), weightB: alloc(n), blurA: alloc(n), meanI: rgb(), sumF: rgb(), sumB: rgb(), scratch };
 }
 
 /**
@@ -106,7 +113,7 @@ const narrowRadius = (k: number) => Math.max(1, Math.round(NARROW_RADIUS / k));
 
 /** Item 0 and 1: the wide pass's weights blurred in place; item 2: A blurred into blurA. */
 export function solveGridShared(grid: ForegroundGrid, item: number): void {
-  const tmp = new Float32Array(grid.w * grid.h);
+  const [tmp] = grid.scratch[item]!;
   const { A, weightF, weightB, blurA, k } = grid;
   if (item === 0) boxBlur(weightF, grid.w, grid.h, wideRadius(k), tmp, weightF);
   else if (item === 1) boxBlur(weightB, grid.w, grid.h, wideRadius(k), tmp, weightB);
@@ -117,8 +124,7 @@ export function solveGridShared(grid: ForegroundGrid, item: number): void {
 export function solveGridChannel(grid: ForegroundGrid, ch: number): void {
   const { A, weightF, weightB, blurA, k } = grid;
   const n = grid.w * grid.h;
-  const tmp = new Float32Array(n);
-  const weighted = new Float32Array(n);
+  const [tmp, weighted] = grid.scratch[ch]!;
   const blur = (src: Float32Array, radius: number, out: Float32Array) => boxBlur(src, grid.w, grid.h, radius, tmp, out);
   const wide = wideRadius(k), narrow = narrowRadius(k);
   const f = grid.sumF[ch], b = grid.sumB[ch], img = grid.meanI[ch];

@@ -6,9 +6,10 @@ type Triple = readonly [number, number, number];
 /**
  * Interleaved RGB bytes (row-major, 3 bytes per pixel) to a planar float32 tensor
  * [1, 3, H, W] with (x / 255 - mean) / std per channel. A 256-entry table per channel
- * replaces the division in the 3-million-element loop.
+ * replaces the division in the 3-million-element loop. `out`: where to write it (a
+ * caller's buffer kept from run to run), else a new array.
  */
-export function rgbToNchw(rgb: Uint8Array, width: number, height: number, mean: Triple, std: Triple): Float32Array {
+export function rgbToNchw(rgb: Uint8Array, width: number, height: number, mean: Triple, std: Triple, out = new Float32Array(width * height * 3)): Float32Array {
   const plane = width * height;
   if (rgb.length !== plane * 3) {
     throw new RangeError(`expected ${plane * 3} RGB bytes for ${width}x${height}, got ${rgb.length}`);
@@ -18,8 +19,8 @@ export function rgbToNchw(rgb: Uint8Array, width: number, height: number, mean: 
     for (let v = 0; v < 256; v++) t[v] = (v / 255 - mean[c]) / std[c];
     return t;
   });
+  if (out.length !== plane * 3) throw new RangeError(`expected room for ${plane * 3} values, got ${out.length}`);
   const [r, g, b] = tables as [Float32Array, Float32Array, Float32Array];
-  const out = new Float32Array(plane * 3);
   for (let i = 0, j = 0; i < plane; i++, j += 3) {
     out[i] = r[rgb[j]];
     out[plane + i] = g[rgb[j + 1]];

@@ -6,12 +6,12 @@ import {
   applyOrientation,
   outputSize,
   foregroundBox,
-  encodePng,
   composeOverColour,
   encodeGreyPng,
   maskUncertainty,
   type Colour,
 } from "../imaging/index.ts";
+import { encodeRgbaPng } from "../imaging/png-rgba.ts";
 import { cutoutInBands, modelInputInBands, resizeImageInBands, shareBytes, shareImage } from "../imaging/cutout-bands.ts";
 import { isOpaque } from "../imaging/resample-fast.ts";
 import { inlineBands, type RowBands } from "../imaging/row-bands.ts";
@@ -73,7 +73,9 @@ export async function runPipeline(
   const t0 = now();
   bands.begin();
   // decodeImage reads the header first: over 12 MP or unreadable is refused before any pixel is decoded.
-  const decoded = await decodeImage(job.image);
+  // The pixels go straight into the bands' memory (shared with the helpers, reused job
+  // after job), so shareImage has nothing to copy unless the image is turned.
+  const decoded = await decodeImage(job.image, { into: (n) => bands.bytes(n) });
   if (!decoded.ok) return { ok: false, code: "invalid_parameter", title: decoded.title };
   const upright = shareImage(applyOrientation(decoded.image, decoded.header.orientation), bands);
   // A JPEG decodes with every alpha 255; other formats are checked, once for both resizes.
@@ -99,7 +101,7 @@ export async function runPipeline(
   const png =
     job.channels === "alpha"
       ? await encodeGreyPng(out.width, out.height, alpha)
-      : await encodePng(job.background ? composeOverColour(cutout, job.background) : cutout);
+      : await encodeRgbaPng(job.background ? shareImage(composeOverColour(cutout, job.background), bands) : cutout, bands);
   const t4 = now();
   return {
     ok: true,

@@ -1,11 +1,11 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { composeCutout } from "../../src/imaging/compose.ts";
+import { applyMaskAlpha, applyMaskAlphaBytes, composeCutout } from "../../src/imaging/compose.ts";
 import { estimateForegroundInPlace } from "../../src/imaging/foreground.ts";
 import { decodeImage } from "../../src/imaging/decode.ts";
 import { resizeRGBA } from "../../src/imaging/resize.ts";
 import type { RGBA } from "../../src/imaging/types.ts";
-import { fixture } from "./helpers.ts";
+import { fixture, seededRandom } from "./helpers.ts";
 
 const GREEN = [0, 200, 0];
 
@@ -155,4 +155,22 @@ test("a uniform colour stays exact at soft edges, on fine and coarse grids", () 
 test("mask of the wrong size throws", () => {
   const { img } = whiteOnGreen(10, 10, 2);
   assert.throws(() => composeCutout(img, new Uint8Array(99), { semitransparency: true }), RangeError);
+});
+
+test("applyMaskAlpha's word path gives the byte path's bytes, soft and hard, any input alpha", () => {
+  const random = seededRandom(14);
+  const n = 4099; // not a multiple of anything the loops might assume
+  for (const hard of [false, true]) {
+    for (const inputAlphas of [[255], [0, 17, 128, 254, 255]]) {
+      const rgba = Uint8ClampedArray.from({ length: n * 4 }, (_, i) => (i % 4 === 3 ? inputAlphas[Math.floor(random() * inputAlphas.length)] : Math.floor(random() * 256)));
+      // Mask values with runs of 0 and 255 as real masks have, and every soft value.
+      const mask = Uint8Array.from({ length: n }, (_, p) => (p % 300 < 100 ? 0 : p % 300 < 150 ? 255 : Math.floor(random() * 256)));
+      const [byBytes, byWords] = [rgba.slice(), rgba.slice()];
+      const [maskBytes, maskWords] = [mask.slice(), mask.slice()];
+      applyMaskAlphaBytes(byBytes, maskBytes, hard, 7, n - 5);
+      applyMaskAlpha(byWords, maskWords, hard, 7, n - 5);
+      assert.deepEqual(Buffer.from(byWords), Buffer.from(byBytes), `hard ${hard}, input alphas ${inputAlphas}`);
+      assert.deepEqual(Buffer.from(maskWords), Buffer.from(maskBytes));
+    }
+  }
 });

@@ -96,10 +96,6 @@ export function spyCodecs(): Codecs & { calls: string[] } {
     decodeCmykJpeg: refuse("cmyk"),
     decodePng: refuse("png"),
     decodeWebp: refuse("webp"),
-    encodePng: async () => {
-      calls.push("encode");
-      return new Uint8Array();
-    },
   };
 }
 

@@ -24,3 +24,11 @@ test("outputToMask minmax: stretches to the output's own range; flat output is a
   assert.deepEqual([...outputToMask(new Float32Array([1, 2, 3]), "minmax")], [0, 128, 255]);
   assert.deepEqual([...outputToMask(new Float32Array([0.3, 0.3]), "minmax")], [0, 0]);
 });
+
+test("rgbToNchw writes into a given buffer, every value of it, and refuses one of the wrong size", () => {
+  const rgb = Uint8Array.from([255, 0, 51, 0, 255, 102]);
+  const out = new Float32Array(6).fill(Number.NaN); // leftovers of an earlier run
+  assert.equal(rgbToNchw(rgb, 2, 1, [0.5, 0.5, 0.5], [1, 1, 0.5], out), out);
+  assert.deepEqual(out, rgbToNchw(rgb, 2, 1, [0.5, 0.5, 0.5], [1, 1, 0.5]));
+  assert.throws(() => rgbToNchw(rgb, 2, 1, [0, 0, 0], [1, 1, 1], new Float32Array(5)), RangeError);
+});

@@ -1,0 +1,98 @@
+// The Squoosh decoders keep one instance between clean calls and can write their pixels
+// into the caller's memory (codec-squoosh.ts, glue-pixels-into.ts). What must hold:
+// every decode gives the same pixels as a brand-new decoder would, a failure or warning
+// never leaves its instance for the next call, and the global constructor the glue
+// looks up is the real one again once a call returns.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { decodeImage } from "../../src/imaging/decode.ts";
+import { createCodecs } from "../../src/imaging/codecs.ts";
+import { fixture } from "./helpers.ts";
+
+const RealClamped = Uint8ClampedArray;
+
+async function pixels(bytes: Uint8Array, codecs = createCodecs(), into?: (n: number) => Uint8Array): Promise<Uint8ClampedArray> {
+  const r = await decodeImage(bytes, { codecs, into });
+  assert.ok(r.ok, !r.ok ? r.title : "");
+  return r.image.data;
+}
+
+/** Counts WebAssembly instances made while `fn` runs. */
+async function countingInstances<T>(fn: () => Promise<T>): Promise<{ made: number; value: T }> {
+  const Real = WebAssembly.Instance;
+  let made = 0;
+  const Counting = function (this: unknown, module: WebAssembly.Module, imports?: WebAssembly.Imports) {
+    made++;
+    return new Real(module, imports);
+  } as unknown as typeof WebAssembly.Instance;
+  (WebAssembly as { Instance: unknown }).Instance = Counting;
+  try {
+    return { value: await fn(), made };
+  } finally {
+    (WebAssembly as { Instance: unknown }).Instance = Real;
+  }
+}
+
+/** A JPEG that decodes whole but makes libjpeg warn: junk bytes before its end marker. */
+function jpegWithWarning(): Uint8Array {
+  const jpeg = fixture("images/jpeg-baseline.jpg");
+  const end = jpeg.length - 2; // FF D9
+  assert.deepEqual([jpeg[end], jpeg[end + 1]], [0xff, 0xd9]);
+  return Uint8Array.from([...jpeg.subarray(0, end), 0x12, 0x34, 0xff, 0xd9]);
+}
+
+test("JPEG and WebP pixels land in the caller's memory, the same pixels as a plain decode", async () => {
+  for (const file of ["images/jpeg-baseline.jpg", "images/jpeg-progressive.jpg", "images/webp-lossy.webp", "images/webp-lossless.webp"]) {
+    const given: SharedArrayBuffer[] = [];
+    let fromInsideTheGlue = false;
+    const into = (n: number) => {
+      const sab = new SharedArrayBuffer(n);
+      given.push(sab);
+      // Asked for by the stand-in while the codec runs, not by a copy afterwards.
+      fromInsideTheGlue = globalThis.Uint8ClampedArray !== RealClamped;
+      return new Uint8Array(sab);
+    };
+    const plain = await pixels(fixture(file));
+    const shared = await pixels(fixture(file), createCodecs(), into);
+    assert.equal(given.length, 1, `${file}: one block asked for`);
+    assert.ok(fromInsideTheGlue, `${file}: the codec wrote into it, no copy after`);
+    assert.equal(shared.buffer, given[0], `${file}: the pixels are in the given memory`);
+    assert.deepEqual(Buffer.from(shared), Buffer.from(plain), file);
+    assert.equal(globalThis.Uint8ClampedArray, RealClamped, `${file}: the global is the real constructor again`);
+  }
+});
+
+test("a kept decoder gives each image the pixels a new decoder gives it", async () => {
+  const kept = createCodecs();
+  const files = ["images/jpeg-progressive.jpg", "images/jpeg-baseline.jpg", "images/jpeg-grey.jpg", "images/jpeg-baseline.jpg", "images/webp-lossy.webp", "images/webp-lossless.webp", "images/webp-lossy.webp"];
+  for (const file of files) {
+    const bytes = fixture(file);
+    assert.deepEqual(Buffer.from(await pixels(bytes, kept)), Buffer.from(await pixels(bytes)), file);
+  }
+});
+
+test("a clean decode keeps its instance; a failure or a warning drops it", async () => {
+  const codecs = createCodecs();
+  const good = fixture("images/jpeg-baseline.jpg");
+  const { made: first } = await countingInstances(async () => {
+    await pixels(good, codecs);
+    await pixels(good, codecs);
+  });
+  assert.equal(first, 1, "two clean decodes, one instance");
+
+  const truncated = await countingInstances(async () => {
+    const r = await decodeImage(fixture("images/jpeg-baseline-truncated.jpg"), { codecs });
+    assert.ok(!r.ok && /truncated/.test(r.title));
+    await pixels(good, codecs);
+  });
+  assert.equal(truncated.made, 1, "the failed decode used the kept instance, the next one a new one");
+
+  const warned = await countingInstances(async () => {
+    const data = await pixels(jpegWithWarning(), codecs); // decodes, with a warning on stderr
+    assert.deepEqual(Buffer.from(data), Buffer.from(await pixels(good)));
+    await pixels(good, codecs);
+  });
+  // One for the reference decode (a new codec set), one after the warning.
+  assert.equal(warned.made, 2, "after a warning the next decode starts a new instance");
+  assert.equal(globalThis.Uint8ClampedArray, RealClamped);
+});
