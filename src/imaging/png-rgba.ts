@@ -97,6 +97,9 @@ function scratch(n: number): Uint8Array {
 const LITTLE_ENDIAN = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
 const HIGH_BITS = 0x80808080;
 
+/** Words per step of the running Adler-32 sums: small enough that every sum stays exact in a double. */
+const ADLER_WORDS = 4096;
+
 /**
  * Filters rows `rows` of img with "Up" (each byte minus the byte above; the first row of
  * the image as it is) into `out`, and returns the Adler-32 of what it wrote. Four bytes
@@ -104,8 +107,7 @@ const HIGH_BITS = 0x80808080;
  */
 function filterUp(img: RGBA, rows: RowRange, out: Uint8Array): number {
   if (!LITTLE_ENDIAN) throw new Error("the PNG writer assumes a little-endian platform");
-  const { width, data } = img;
-  const words = width;
+  const { width: words, data } = img;
   const pixels = data.byteOffset % 4 === 0 ? new Uint32Array(data.buffer, data.byteOffset, data.length >> 2) : new Uint32Array(data.slice().buffer);
   const row = new Uint32Array(words);
   const rowBytes = new Uint8Array(row.buffer);
@@ -115,31 +117,30 @@ function filterUp(img: RGBA, rows: RowRange, out: Uint8Array): number {
     a += 2;
     b += a;
     const at = y * words, above = (y - 1) * words;
-    for (let x = 0; x < words; x++) {
-      const cur = pixels[at + x]!;
-      let d = cur;
-      if (y > 0) {
-        const up = pixels[above + x]!;
-        d = ((cur | HIGH_BITS) - (up & ~HIGH_BITS)) ^ ((cur ^ ~up) & HIGH_BITS);
+    for (let x0 = 0; x0 < words; x0 += ADLER_WORDS) {
+      const x1 = Math.min(words, x0 + ADLER_WORDS);
+      // Adler-32 over the step's bytes in file order (low byte first of each word): with
+      // s_j a word's byte sum, A grows by the sum of all s_j, and B by n·4·A plus each
+      // byte times the bytes from it to the step's end: 4·Σ_j (n − j)·s_j − Σ_j (c1 + 2c2 + 3c3)_j,
+      // where Σ_j (n − j)·s_j = S + T, S = Σ s_j and T = Σ_j (the sum of the s before j).
+      let sum = 0, prefixes = 0, within = 0;
+      for (let x = x0; x < x1; x++) {
+        const cur = pixels[at + x]!;
+        let d = cur;
+        if (y > 0) {
+          const up = pixels[above + x]!;
+          d = ((cur | HIGH_BITS) - (up & ~HIGH_BITS)) ^ ((cur ^ ~up) & HIGH_BITS);
+        }
+        row[x] = d;
+        prefixes += sum;
+        if (d === 0) continue; // four zero bytes: a transparent area, or a row like the one above
+        const pairs = (d & 0x00ff00ff) + ((d >>> 8) & 0x00ff00ff);
+        sum += (pairs & 0xffff) + (pairs >>> 16);
+        within += ((d >>> 8) & 255) + 2 * ((d >>> 16) & 255) + 3 * (d >>> 24);
       }
-      row[x] = d;
-      // Adler-32 over the four bytes in file order (low byte first). Four zero bytes (a
-      // transparent area, or a row equal to the one above) only add 4a to b.
-      if (d === 0) {
-        b += 4 * a;
-      } else {
-        const c0 = d & 255, c1 = (d >>> 8) & 255, c2 = (d >>> 16) & 255, c3 = d >>> 24;
-        b += 4 * a + 4 * c0 + 3 * c1 + 2 * c2 + c3;
-        a += c0 + c1 + c2 + c3;
-      }
-      // Reduce often enough that b stays an exact integer in a double.
-      if ((x & 4095) === 4095) {
-        a %= ADLER_BASE;
-        b %= ADLER_BASE;
-      }
+      b = (b + 4 * (x1 - x0) * a + 4 * (sum + prefixes) - within) % ADLER_BASE;
+      a = (a + sum) % ADLER_BASE;
     }
-    a %= ADLER_BASE;
-    b %= ADLER_BASE;
     out.set(rowBytes, o + 1);
   }
   return ((b << 16) | a) >>> 0;
