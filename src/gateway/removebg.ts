@@ -11,7 +11,7 @@ import { H } from "../http/headers.ts";
 import { STORE_RETRY_AFTER_S, storeUnavailable } from "../http/store-unavailable.ts";
 import { newRequestId } from "../http/request-id.ts";
 import { MAX_BODY_BYTES, announcedLength, parseMultipart, readBodyCapped } from "../http/read-body.ts";
-import type { InvalidKeyGuard, Permit } from "../limits/index.ts";
+import type { InvalidKeyGuard, PermitSet } from "../limits/index.ts";
 import { createHoldClock, type HoldClock } from "../limits/hold-clock.ts";
 import { retryAfterSeconds } from "../http/retry-after.ts";
 import { readRemoveParams } from "../product/params.ts";
@@ -264,7 +264,7 @@ async function timed<T>(deps: GatewayDeps, stage: Parameters<GatewayObserver["st
 // of holding them for a whole deadline.
 
 /** Keeps the permits alive until the request's undo steps give them back. */
-function keepPermits(permits: { permits: Permit[]; release(): Promise<void> }, ctx: CallState, deps: GatewayDeps): void {
+function keepPermits(permits: PermitSet, ctx: CallState, deps: GatewayDeps): void {
   const lease = deps.settings.permitLeaseMs;
   const timer = setInterval(() => {
     for (const p of permits.permits) {
