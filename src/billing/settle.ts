@@ -5,27 +5,52 @@
 // what makes each hold end exactly once.
 import type { Db } from "../db/index.ts";
 import { fail, type Failure } from "../http/api-error.ts";
+import { kstDay, kstMonth } from "./kst.ts";
+import type { SpendNow } from "./spend.ts";
 
-export type CaptureResult = { ok: true; chargedKrw: number; balanceKrw: number } | Failure;
+/** The spending counters right after a capture, for the KST day and month of `at`. */
+export interface SpendAfter extends SpendNow {
+  /** Epoch ms of the capture: the periods above are this moment's. */
+  at: number;
+}
+
+export type CaptureResult = { ok: true; chargedKrw: number; balanceKrw: number; spendAfter: SpendAfter } | Failure;
 export type ReleaseResult = { ok: true; released: boolean } | Failure;
 
 /**
  * Charges min(amountKrw, reserved). A second capture of the same request charges
- * nothing more and answers with the first capture's numbers.
+ * nothing more and answers with the first capture's numbers. Either way the answer
+ * carries the spending counters as they are now (migrations/0006): X-RateLimit-* needs
+ * them, and reading them in the capture's statement saves one of their own.
  */
 export async function captureHold(db: Db, now: number, requestId: string, amountKrw: number): Promise<CaptureResult> {
   if (!Number.isSafeInteger(amountKrw) || amountKrw <= 0) {
     throw new RangeError(`capture amount must be a positive whole number of won, got ${amountKrw}`);
   }
-  const rows = await db.query<{ outcome: string; charged: number | null; balance: number | null }>(
-    "SELECT outcome, charged, balance FROM pd_capture_hold($1, $2, $3)",
-    [requestId, amountKrw, new Date(now)],
-  );
+  const rows = await db.query<{
+    outcome: string;
+    charged: number | null;
+    balance: number | null;
+    org_day: number | null;
+    app_day: number | null;
+    app_month: number | null;
+  }>("SELECT outcome, charged, balance, org_day, app_day, app_month FROM pd_capture_hold_with_spend($1, $2, $3, $4, $5)", [
+    requestId,
+    amountKrw,
+    new Date(now),
+    kstDay(now),
+    kstMonth(now),
+  ]);
   const r = rows[0];
   switch (r?.outcome) {
     case "ok":
     case "again":
-      return { ok: true, chargedKrw: r.charged!, balanceKrw: r.balance! };
+      return {
+        ok: true,
+        chargedKrw: r.charged!,
+        balanceKrw: r.balance!,
+        spendAfter: { at: now, orgDayKrw: r.org_day!, appDayKrw: r.app_day!, appMonthKrw: r.app_month! },
+      };
     case "not_found":
       return fail("not_found", "No reservation for this request");
     case "released":

@@ -4,7 +4,7 @@
 // gateway reports it as X-RateLimit-* on live-key answers (docs/DECISIONS.md).
 import type { Db } from "../db/index.ts";
 import { kstDay, kstMonth, nextKstMidnight, nextKstMonthStart } from "./kst.ts";
-import { readSpend } from "./spend.ts";
+import { readSpend, type SpendNow } from "./spend.ts";
 
 export interface SpendAllowance {
   limitKrw: number;
@@ -23,15 +23,22 @@ export interface SpendLimits {
 /**
  * The limits come from the caller (the gateway has them from the key's lookup of the
  * same request), so this is one statement: the three spending counters (issue 14).
+ * After a capture the counters come with it (`spendAfter`, src/billing/settle.ts) and
+ * spendAllowanceOf is used without this read.
  */
 export async function readSpendAllowance(db: Db, q: { orgId: string; appId: string; now: number; limits: SpendLimits }): Promise<SpendAllowance> {
   const spent = await readSpend(db, { orgId: q.orgId, appId: q.appId, kstDay: kstDay(q.now), kstMonth: kstMonth(q.now) });
-  const day = nextKstMidnight(q.now);
-  const { orgDailyKrw, appDailyKrw, appMonthlyKrw } = q.limits;
+  return spendAllowanceOf(spent, q.limits, q.now);
+}
+
+/** The tightest limit, given the counters of the KST day and month of `now`. */
+export function spendAllowanceOf(spent: SpendNow, limits: SpendLimits, now: number): SpendAllowance {
+  const day = nextKstMidnight(now);
+  const { orgDailyKrw, appDailyKrw, appMonthlyKrw } = limits;
   const candidates: SpendAllowance[] = [{ limitKrw: orgDailyKrw, remainingKrw: orgDailyKrw - spent.orgDayKrw, resetAt: day }];
   if (appDailyKrw !== null) candidates.push({ limitKrw: appDailyKrw, remainingKrw: appDailyKrw - spent.appDayKrw, resetAt: day });
   if (appMonthlyKrw !== null) {
-    candidates.push({ limitKrw: appMonthlyKrw, remainingKrw: appMonthlyKrw - spent.appMonthKrw, resetAt: nextKstMonthStart(q.now) });
+    candidates.push({ limitKrw: appMonthlyKrw, remainingKrw: appMonthlyKrw - spent.appMonthKrw, resetAt: nextKstMonthStart(now) });
   }
   // Least left wins; on a tie the limit that resets later binds longer.
   candidates.sort((a, b) => a.remainingKrw - b.remainingKrw || b.resetAt - a.resetAt);

@@ -2,12 +2,13 @@
 // A live call: its organization's live slot (2) and a slot under the global cap. A test
 // call: its key's slot (1), a slot under the test share of the global cap (paid calls
 // first: test calls may hold at most TEST_SHARE_PERCENT of it, so the rest is always
-// there for live calls), and the global slot. Narrowest first (see acquire-all.ts).
+// there for live calls), and the global slot. Narrowest first, taken in one step of the
+// limits store (Limiter.acquireAll, src/limits/acquire-all.ts).
 // Retry-After on a refusal comes from how long permits of that kind are being held
 // (hold-clock.ts), rounded by the one rule in retry-after.ts.
 import { fail, type Failure } from "../http/api-error.ts";
 import { retryAfterSeconds } from "../http/retry-after.ts";
-import { acquireAll, type Limiter, type Permit } from "../limits/index.ts";
+import type { Limiter, Permit } from "../limits/index.ts";
 import type { HoldClock, HoldGroup } from "../limits/hold-clock.ts";
 import { testShareOf } from "../limits/test-share.ts";
 import type { KeyContext } from "./ports.ts";
@@ -62,7 +63,7 @@ function slotsFor(key: KeyContext, s: CapacitySettings): Slot[] {
 
 export interface HeldPermits {
   ok: true;
-  permits: Permit[];
+  permits: readonly Permit[];
   /** The call goes on to the product: its holding time is one to learn from. */
   goesToProduct(): void;
   /** Gives the permits back and records how long they were held (if it went to the product). */
@@ -80,10 +81,7 @@ export async function takePermits(
   const maxS = Math.ceil(s.deadlineMs / 1000);
   const closed = slots.find((x) => x.max < 1);
   if (closed) return closed.refusal(maxS); // TEST_SHARE_PERCENT=0: test calls are not served
-  const got = await acquireAll(
-    limiter,
-    slots.map((x) => ({ key: x.key, max: x.max, leaseMs: s.permitLeaseMs })),
-  );
+  const got = await limiter.acquireAll(slots.map((x) => ({ key: x.key, max: x.max, leaseMs: s.permitLeaseMs })));
   if (!got.ok) {
     const slot = slots[got.failedIndex]!;
     return slot.refusal(retryAfterSeconds(holds.untilRelease(slot.group, slot.max), maxS));

@@ -16,10 +16,13 @@
 // was charged. Any other error is final too: the capture did not run.
 import type { Failure } from "../http/api-error.ts";
 import { isStoreUnavailable } from "../http/store-unavailable.ts";
+import type { SpendAllowance } from "../billing/spend-allowance.ts";
 
 export interface Charge {
   chargedKrw: number;
   balanceKrw: number;
+  /** What the key may still spend right after this capture (X-RateLimit-*), when the ledger said. */
+  allowance?: SpendAllowance;
 }
 
 export interface CaptureRetry {
@@ -53,7 +56,7 @@ export async function captureSettled(
   for (;;) {
     try {
       const r = await capture(requestId, amountKrw);
-      return r.ok ? { kind: "charged", charge: { chargedKrw: r.chargedKrw, balanceKrw: r.balanceKrw } } : { kind: "refused", refusal: r };
+      return r.ok ? { kind: "charged", charge: { chargedKrw: r.chargedKrw, balanceKrw: r.balanceKrw, allowance: r.allowance } } : { kind: "refused", refusal: r };
     } catch (err) {
       if (!isStoreUnavailable(err)) return { kind: "failed", error: err };
       if (o.now() + waitMs >= o.deadlineAt) return { kind: "unknown", lastError: err };

@@ -3,7 +3,7 @@
 // what the gateway touches.
 import type { Failure } from "../http/api-error.ts";
 import type { RequestLogRow } from "../billing/request-log.ts";
-import type { SpendLimits } from "../billing/spend-allowance.ts";
+import type { SpendAllowance, SpendLimits } from "../billing/spend-allowance.ts";
 import type { IdempotencyPort } from "./idempotency.ts";
 import type { ProductStatus } from "../accounts/product-status.ts";
 
@@ -38,8 +38,16 @@ export interface GatewayPorts {
   lookupKey(text: string): Promise<{ ok: true; key: KeyContext } | { ok: false; code: "invalid_api_key" | "key_suspended" }>;
   touchKey(keyId: string): Promise<void>;
   reserve(h: { requestId: string; orgId: string; appId: string; amountKrw: number }): Promise<{ ok: true } | Failure>;
-  /** Like reserve, a refusal is a value; a store outage throws (asked again, src/gateway/capture.ts). */
-  capture(requestId: string, amountKrw: number, lowBalanceWatched: boolean): Promise<{ ok: true; chargedKrw: number; balanceKrw: number } | Failure>;
+  /**
+   * Like reserve, a refusal is a value; a store outage throws (asked again, src/gateway/capture.ts).
+   * The answer also says what the key may still spend after it (X-RateLimit-*), from the
+   * capture's own statement, so no spendAllowance read follows a charged call.
+   */
+  capture(
+    requestId: string,
+    amountKrw: number,
+    key: Pick<KeyContext, "lowBalanceWatched" | "spendLimits">,
+  ): Promise<{ ok: true; chargedKrw: number; balanceKrw: number; allowance?: SpendAllowance } | Failure>;
   release(requestId: string): Promise<void>;
   balances(orgId: string): Promise<{ balanceKrw: number; availableKrw: number }>;
   /** Takes one free call; remaining is what is left after this one. */
@@ -48,7 +56,7 @@ export interface GatewayPorts {
   refundTestCall(q: { orgId: string; period: string }): Promise<void>;
   testCallsRemaining(q: { orgId: string; lifetime: boolean }): Promise<number>;
   /** The tightest spending limit left for a live key (X-RateLimit-* headers); undefined if the app is gone. */
-  spendAllowance(q: { orgId: string; appId: string; limits: SpendLimits }): Promise<{ limitKrw: number; remainingKrw: number; resetAt: number } | undefined>;
+  spendAllowance(q: { orgId: string; appId: string; limits: SpendLimits }): Promise<SpendAllowance | undefined>;
   logRequest(row: RequestLogRow): Promise<void>;
   /** Idempotency-Key claims (src/gateway/idempotency.ts). */
   idempotency: IdempotencyPort;

@@ -8,6 +8,7 @@
 import { H } from "../http/headers.ts";
 import type { Limiter } from "../limits/index.ts";
 import type { GatewayPorts, KeyContext } from "./ports.ts";
+import type { SpendAllowance } from "../billing/spend-allowance.ts";
 
 /** Test keys: calls per minute (spec §5.3). */
 export const TEST_PER_MINUTE = 10;
@@ -20,8 +21,12 @@ export interface RateHeaderDeps {
   spendAllowance: GatewayPorts["spendAllowance"];
 }
 
-/** Read after the request's own steps are done, so the numbers include this call. Empty when the stores cannot say. */
-export async function rateLimitHeaders(key: KeyContext, deps: RateHeaderDeps): Promise<Record<string, string>> {
+/**
+ * Read after the request's own steps are done, so the numbers include this call. Empty
+ * when the stores cannot say. `known`: a live key's allowance already in hand (its
+ * capture reported it), so nothing is read.
+ */
+export async function rateLimitHeaders(key: KeyContext, deps: RateHeaderDeps, known?: SpendAllowance): Promise<Record<string, string>> {
   const now = deps.now();
   if (key.kind === "test") {
     const k = testMinuteKey(key.keyId);
@@ -30,7 +35,7 @@ export async function rateLimitHeaders(key: KeyContext, deps: RateHeaderDeps): P
     const clear = used === 0 ? 0 : (await deps.limiter.isOver(k, 1, TEST_WINDOW_MS)).retryAfterMs;
     return headers(TEST_PER_MINUTE, TEST_PER_MINUTE - used, now + clear);
   }
-  const a = await deps.spendAllowance({ orgId: key.orgId, appId: key.appId, limits: key.spendLimits });
+  const a = known ?? (await deps.spendAllowance({ orgId: key.orgId, appId: key.appId, limits: key.spendLimits }));
   return a ? headers(a.limitKrw, a.remainingKrw, a.resetAt) : {};
 }
 

@@ -11,7 +11,7 @@ import { H } from "../http/headers.ts";
 import { STORE_RETRY_AFTER_S, storeUnavailable } from "../http/store-unavailable.ts";
 import { newRequestId } from "../http/request-id.ts";
 import { MAX_BODY_BYTES, announcedLength, parseMultipart, readBodyCapped } from "../http/read-body.ts";
-import type { InvalidKeyGuard, Permit } from "../limits/index.ts";
+import type { InvalidKeyGuard, PermitSet } from "../limits/index.ts";
 import { createHoldClock, type HoldClock } from "../limits/hold-clock.ts";
 import { retryAfterSeconds } from "../http/retry-after.ts";
 import { readRemoveParams } from "../product/params.ts";
@@ -22,6 +22,7 @@ import { forcedSize, TEST_KEY_SIZE } from "./test-key.ts";
 import { clientIp } from "./client-ip.ts";
 import type { GatewayDeps, GatewayObserver } from "./deps.ts";
 import type { KeyContext, RequestLogRow } from "./ports.ts";
+import type { SpendAllowance } from "../billing/spend-allowance.ts";
 import type { ProductJob } from "../product/job.ts";
 import { successResponse, wantsJson } from "./reply.ts";
 import { callProduct } from "./upstream.ts";
@@ -47,6 +48,8 @@ interface CallState {
   testQuota?: { orgId: string; lifetime: boolean };
   /** Set once the key is known: every later answer carries X-RateLimit-*. */
   key?: KeyContext;
+  /** A live key's spending allowance as its charge left it: X-RateLimit-* without another read. */
+  allowance?: SpendAllowance;
   /** False for a refusal no app can be named for: the access log line is its only record. */
   logRow: boolean;
 }
@@ -83,7 +86,7 @@ export function registerRemoveBg(app: Hono<AppEnv>, deps: GatewayDeps, guard: In
       }
     }
     if (ctx.testQuota && !ctx.succeeded) await stampTestRemaining(res, ctx.testQuota, deps);
-    if (ctx.key) await stampRateLimit(res, ctx.key, deps);
+    if (ctx.key) await stampRateLimit(res, ctx.key, ctx.allowance, deps);
     ctx.row.status = res.status;
     if (!ctx.logRow) return res;
     await writeLogRow(deps.ports.logRequest, ctx.row, deps.sleep).catch((err: unknown) => {
@@ -110,10 +113,13 @@ async function stampTestRemaining(res: Response, q: { orgId: string; lifetime: b
   }
 }
 
-/** X-RateLimit-* (rate-headers.ts), read once the undo steps ran so the numbers are final. */
-async function stampRateLimit(res: Response, key: KeyContext, deps: GatewayDeps): Promise<void> {
+/**
+ * X-RateLimit-* (rate-headers.ts), read once the undo steps ran so the numbers are final.
+ * A charged call's numbers came with its capture (no undo step changes them after it).
+ */
+async function stampRateLimit(res: Response, key: KeyContext, charged: SpendAllowance | undefined, deps: GatewayDeps): Promise<void> {
   try {
-    const headers = await rateLimitHeaders(key, { limiter: deps.limiter, now: deps.now, spendAllowance: deps.ports.spendAllowance });
+    const headers = await rateLimitHeaders(key, { limiter: deps.limiter, now: deps.now, spendAllowance: deps.ports.spendAllowance }, charged);
     for (const [name, value] of Object.entries(headers)) res.headers.set(name, value);
   } catch {
     // A store that is down already made this answer a 503; the headers are left out.
@@ -217,7 +223,7 @@ async function handle(req: Request, env: unknown, ctx: CallState, deps: GatewayD
     const price = Math.min(reserved, priceForPixels(outcome.image.width * outcome.image.height));
     // Asked again while the store is away, up to the deadline: a lost reply may hide a charge that stands.
     const retry = { deadlineAt: ctx.receivedAt + deps.settings.deadlineMs, now: deps.now, sleep: deps.sleep };
-    const charge = await timed(deps, "capture", () => captureSettled((id, krw) => deps.ports.capture(id, krw, key.lowBalanceWatched), ctx.requestId, price, retry));
+    const charge = await timed(deps, "capture", () => captureSettled((id, krw) => deps.ports.capture(id, krw, key), ctx.requestId, price, retry));
     if (charge.kind === "refused") {
       // The ledger says why (the hold had already been released or is gone): certainly not charged.
       deps.log({ level: "error", msg: "capture refused", requestId: ctx.requestId, code: charge.refusal.code, err: charge.refusal.title });
@@ -232,6 +238,7 @@ async function handle(req: Request, env: unknown, ctx: CallState, deps: GatewayD
       ctx.row.chargedKrw = charge.charge.chargedKrw;
       ctx.headers[H.chargedKrw] = String(charge.charge.chargedKrw);
       ctx.headers[H.balanceKrw] = String(charge.charge.balanceKrw);
+      ctx.allowance = charge.charge.allowance;
     } else {
       // The work is done and may be charged: delivered with the price the reconciler
       // will capture (the balance after it is unknown, so that header is left out).
@@ -264,7 +271,7 @@ async function timed<T>(deps: GatewayDeps, stage: Parameters<GatewayObserver["st
 // of holding them for a whole deadline.
 
 /** Keeps the permits alive until the request's undo steps give them back. */
-function keepPermits(permits: { permits: Permit[]; release(): Promise<void> }, ctx: CallState, deps: GatewayDeps): void {
+function keepPermits(permits: PermitSet, ctx: CallState, deps: GatewayDeps): void {
   const lease = deps.settings.permitLeaseMs;
   const timer = setInterval(() => {
     for (const p of permits.permits) {

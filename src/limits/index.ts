@@ -13,7 +13,7 @@ export {
 export { createLimiter, type CreateLimiterOptions } from "./create-limiter.ts";
 export { createMemoryLimiter, type MemoryLimiterOptions } from "./memory-limiter.ts";
 export { createRedisLimiter, DEFAULT_KEY_PREFIX, type RedisLimiterOptions } from "./redis-limiter.ts";
-export { acquireAll, releaseAll, type AcquireAllResult, type PermitRequest } from "./acquire-all.ts";
+export type { AcquireAllResult, PermitRequest, PermitSet } from "./acquire-all.ts";
 export {
   createInvalidKeyGuard,
   retryAfterSeconds,

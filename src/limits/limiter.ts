@@ -2,6 +2,7 @@
 // memory-limiter.ts (embedded default, injectable clock) and redis-limiter.ts (shared
 // between gateway processes, Redis server time). test/limits/limiter-contract.ts holds
 // the behaviour both must show.
+import type { AcquireAllResult, PermitRequest } from "./acquire-all.ts";
 
 export interface HitResult {
   allowed: boolean;
@@ -34,6 +35,13 @@ export interface Limiter {
    * `leaseMs` unless renewed, so a holder that dies cannot keep the slot.
    */
   acquire(key: string, max: number, leaseMs: number): Promise<AcquireResult>;
+  /**
+   * Takes one permit per request, in the order given, all or none, as one atomic step
+   * (one round trip to a shared store). Refused: nothing is held, and the answer names
+   * the first request that found its slots full. The set's release() frees them all at
+   * once; each Permit can still be renewed or released on its own.
+   */
+  acquireAll(requests: readonly PermitRequest[]): Promise<AcquireAllResult>;
   /** True when the backing store answers. Never rejects. */
   ping(): Promise<boolean>;
   close(): Promise<void>;

@@ -22,7 +22,8 @@ import {
   type OverResult,
   type Permit,
 } from "./limiter.ts";
-import { ACQUIRE, HIT, IS_OVER, RECORD, RENEW, type LuaScript } from "./redis-scripts.ts";
+import type { AcquireAllResult } from "./acquire-all.ts";
+import { ACQUIRE, ACQUIRE_ALL, HIT, IS_OVER, RECORD, RELEASE_ALL, RENEW, type LuaScript } from "./redis-scripts.ts";
 
 export interface RedisLimiterOptions {
   url: string;
@@ -92,15 +93,16 @@ export function createRedisLimiter(options: RedisLimiterOptions): Limiter {
     if (closed) throw new LimiterUnavailableError("limiter is closed");
   }
 
-  async function run(script: LuaScript, key: string, args: (string | number)[]): Promise<unknown> {
+  async function run(script: LuaScript, keys: string | readonly string[], args: (string | number)[]): Promise<unknown> {
     await ready();
+    const ks = typeof keys === "string" ? [keys] : keys;
     try {
       try {
-        return await client.evalsha(script.sha, 1, key, ...args);
+        return await client.evalsha(script.sha, ks.length, ...ks, ...args);
       } catch (err) {
         // A fresh or restarted Redis has no scripts cached: send the source once.
         if (!(err instanceof Error) || !err.message.startsWith("NOSCRIPT")) throw err;
-        return await client.eval(script.source, 1, key, ...args);
+        return await client.eval(script.source, ks.length, ...ks, ...args);
       }
     } catch (err) {
       const why = err instanceof Error ? err.message : String(err);
@@ -115,28 +117,48 @@ export function createRedisLimiter(options: RedisLimiterOptions): Limiter {
   const windowKey = (key: string) => `${prefix}w:${key}`;
   const permitKey = (key: string) => `${prefix}p:${key}`;
 
-  function makePermit(key: string, id: string, defaultLeaseMs: number): Permit {
+  /** A permit, and the one-way switch a set's release flips for it without a round trip of its own. */
+  interface HeldPermit {
+    permit: Permit;
+    /** Marks it released; true if it was still held (so the caller removes it from Redis). */
+    markReleased(): boolean;
+    key: string;
+  }
+
+  function makePermit(key: string, id: string, defaultLeaseMs: number): HeldPermit {
     let released = false;
+    const markReleased = () => !released && (released = true);
     return {
-      id,
-      async renew(leaseMs = defaultLeaseMs) {
-        checkPositiveInt("leaseMs", leaseMs);
-        if (released) return false;
-        return (await run(RENEW, permitKey(key), [id, leaseMs])) === 1;
-      },
-      async release() {
-        if (released) return;
-        released = true;
-        try {
-          await ready();
-          await client.zrem(permitKey(key), id);
-        } catch (err) {
-          // The lease expires on its own; the caller is usually in a finally block
-          // and must not have its own outcome replaced by this.
-          onError(err instanceof Error ? err : new Error(String(err)));
-        }
+      key,
+      markReleased,
+      permit: {
+        id,
+        async renew(leaseMs = defaultLeaseMs) {
+          checkPositiveInt("leaseMs", leaseMs);
+          if (released) return false;
+          return (await run(RENEW, permitKey(key), [id, leaseMs])) === 1;
+        },
+        async release() {
+          if (!markReleased()) return;
+          await quietly(async () => {
+            await ready();
+            await client.zrem(permitKey(key), id);
+          });
+        },
       },
     };
+  }
+
+  /**
+   * A failed release is reported, not thrown: the lease expires on its own, and the
+   * caller is usually in a finally block and must not have its own outcome replaced.
+   */
+  async function quietly(step: () => Promise<unknown>): Promise<void> {
+    try {
+      await step();
+    } catch (err) {
+      onError(err instanceof Error ? err : new Error(String(err)));
+    }
   }
 
   return {
@@ -165,7 +187,33 @@ export function createRedisLimiter(options: RedisLimiterOptions): Limiter {
       const id = nextId();
       const taken = await run(ACQUIRE, permitKey(key), [max, leaseMs, id]);
       if (taken !== 1) return { ok: false, retryAfterMs: permitRetryAfterMs };
-      return { ok: true, permit: makePermit(key, id, leaseMs) };
+      return { ok: true, permit: makePermit(key, id, leaseMs).permit };
+    },
+
+    async acquireAll(requests): Promise<AcquireAllResult> {
+      const args: (string | number)[] = [];
+      for (const r of requests) {
+        checkPositiveInt("max", r.max);
+        checkPositiveInt("leaseMs", r.leaseMs);
+        args.push(r.max, r.leaseMs, nextId());
+      }
+      if (requests.length === 0) return { ok: true, permits: [], release: async () => {} };
+      const [taken, failedIndex] = asInts(await run(ACQUIRE_ALL, requests.map((r) => permitKey(r.key)), args), 2);
+      if (taken !== 1) {
+        const failed = requests[failedIndex!]!;
+        return { ok: false, failedKey: failed.key, failedIndex: failedIndex!, retryAfterMs: permitRetryAfterMs };
+      }
+      const held = requests.map((r, i) => makePermit(r.key, String(args[3 * i + 2]), r.leaseMs));
+      return {
+        ok: true,
+        permits: held.map((h) => h.permit),
+        async release() {
+          // The ones not yet released one by one, in one script call.
+          const still = held.filter((h) => h.markReleased());
+          if (still.length === 0) return;
+          await quietly(() => run(RELEASE_ALL, still.map((h) => permitKey(h.key)), still.map((h) => h.permit.id)));
+        },
+      };
     },
 
     async ping() {

@@ -18,8 +18,10 @@ export interface LuaScript {
   readonly sha: string;
 }
 
-function script(name: string, body: string): LuaScript {
-  const source = `local t = redis.call('TIME')\nlocal now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)\n${body}`;
+/** `clock: false` for a script that needs no time (no TIME call inside it). */
+function script(name: string, body: string, o: { clock: boolean } = { clock: true }): LuaScript {
+  const clock = "local t = redis.call('TIME')\nlocal now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)\n";
+  const source = o.clock ? clock + body : body;
   return { name, source, sha: createHash("sha1").update(source).digest("hex") };
 }
 
@@ -96,4 +98,35 @@ end
 redis.call('ZADD', KEYS[1], 'XX', now + lease, ARGV[1])
 if redis.call('PTTL', KEYS[1]) < lease then redis.call('PEXPIRE', KEYS[1], lease) end
 return 1`,
+);
+
+/**
+ * KEYS permit sets, in the caller's order; ARGV max, leaseMs, permitId for each key in
+ * turn → {1, -1} all taken | {0, i} the i-th (0-based) was full and nothing is held.
+ * The same steps as ACQUIRE, key by key, with the ones already taken removed again on
+ * a refusal: one script, so no other caller sees the half-taken state.
+ */
+export const ACQUIRE_ALL = script(
+  "acquireAll",
+  `for i = 1, #KEYS do
+  local max = tonumber(ARGV[3 * i - 2])
+  local lease = tonumber(ARGV[3 * i - 1])
+  redis.call('ZREMRANGEBYSCORE', KEYS[i], '-inf', now)
+  if redis.call('ZCARD', KEYS[i]) >= max then
+    for j = i - 1, 1, -1 do redis.call('ZREM', KEYS[j], ARGV[3 * j]) end
+    return {0, i - 1}
+  end
+  redis.call('ZADD', KEYS[i], now + lease, ARGV[3 * i])
+  if redis.call('PTTL', KEYS[i]) < lease then redis.call('PEXPIRE', KEYS[i], lease) end
+end
+return {1, -1}`,
+);
+
+/** KEYS permit sets; ARGV the permit id to remove from each → how many were still there. */
+export const RELEASE_ALL = script(
+  "releaseAll",
+  `local removed = 0
+for i = 1, #KEYS do removed = removed + redis.call('ZREM', KEYS[i], ARGV[i]) end
+return removed`,
+  { clock: false },
 );

@@ -3,7 +3,7 @@ import type { Accounts } from "../accounts/index.ts";
 import { productStatusOf } from "../accounts/product-status.ts";
 import type { Billing, RequestLog, TestQuota } from "../billing/index.ts";
 import { notifyLowBalance } from "../billing/low-balance.ts";
-import { readSpendAllowance } from "../billing/spend-allowance.ts";
+import { readSpendAllowance, spendAllowanceOf } from "../billing/spend-allowance.ts";
 import type { Mailer } from "../mail/index.ts";
 import type { Db } from "../db/index.ts";
 import type { IdempotencyPort } from "../gateway/idempotency.ts";
@@ -26,9 +26,11 @@ export function gatewayPorts(s: {
     lookupKey: async (text) => toKeyLookup(await s.keys.lookup(text)),
     touchKey: (keyId) => s.keys.touch(keyId),
     reserve: (h) => s.billing.reserve(h),
-    async capture(requestId, amountKrw, lowBalanceWatched) {
-      const r = await s.billing.capture(requestId, amountKrw);
-      if (!r.ok || !lowBalanceWatched) return r;
+    async capture(requestId, amountKrw, key) {
+      const c = await s.billing.capture(requestId, amountKrw);
+      if (!c.ok) return c;
+      const r = { ok: true as const, chargedKrw: c.chargedKrw, balanceKrw: c.balanceKrw, allowance: spendAllowanceOf(c.spendAfter, key.spendLimits, c.spendAfter.at) };
+      if (!key.lowBalanceWatched) return r;
       // The low-balance e-mail never fails or repeats the paid call it follows.
       await notifyLowBalance({ db: s.db, mailer: s.mailer, publicUrl: s.config.PUBLIC_URL, log }, requestId).catch((err: unknown) =>
         log({ level: "warn", msg: "low-balance check failed", requestId, err: err instanceof Error ? err.message : String(err) }),

@@ -2,12 +2,15 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { allSettled, describeEachDb, manualClock } from "../db/harness.ts";
 import { makeOrg, reqId } from "../db/fixtures.ts";
-import { createBilling } from "../../src/billing/index.ts";
+import { createBilling, type CaptureResult } from "../../src/billing/index.ts";
 import { createAccounts } from "../../src/accounts/index.ts";
 import { assertLedgerInvariants } from "./invariants.ts";
 
 const START = Date.parse("2026-11-17T03:00:00Z"); // 12:00 KST
 const TTL = 150_000;
+
+/** A capture's money, without the spending counters it also reports (tested on their own below). */
+const charge = (r: CaptureResult) => (r.ok ? { ok: r.ok, chargedKrw: r.chargedKrw, balanceKrw: r.balanceKrw } : r);
 
 describeEachDb("ledger", (getDb) => {
   const setup = async (creditKrw: number) => {
@@ -37,7 +40,7 @@ describeEachDb("ledger", (getDb) => {
     const requestId = reqId();
     assert.deepEqual(await billing.reserve({ requestId, orgId, appId, amountKrw: 110 }), { ok: true });
     assert.deepEqual(await billing.balances(orgId), { balanceKrw: 1000, availableKrw: 890, heldKrw: 110 });
-    assert.deepEqual(await billing.capture(requestId, 110), { ok: true, chargedKrw: 110, balanceKrw: 890 });
+    assert.deepEqual(charge(await billing.capture(requestId, 110)), { ok: true, chargedKrw: 110, balanceKrw: 890 });
     assert.deepEqual(await billing.balances(orgId), { balanceKrw: 890, availableKrw: 890, heldKrw: 0 });
     await assertLedgerInvariants(db, orgId);
   });
@@ -65,11 +68,11 @@ describeEachDb("ledger", (getDb) => {
     const b = reqId();
     await billing.reserve({ requestId: a, orgId, appId, amountKrw: 110 });
     await billing.reserve({ requestId: b, orgId, appId, amountKrw: 110 });
-    const first = await billing.capture(a, 110);
+    const first = charge(await billing.capture(a, 110));
     assert.deepEqual(first, { ok: true, chargedKrw: 110, balanceKrw: 890 });
     await billing.capture(b, 110); // the balance moves on
-    assert.deepEqual(await billing.capture(a, 110), first);
-    assert.deepEqual(await billing.capture(a, 22), first);
+    assert.deepEqual(charge(await billing.capture(a, 110)), first);
+    assert.deepEqual(charge(await billing.capture(a, 22)), first);
     assert.equal((await billing.balances(orgId))?.balanceKrw, 780);
     const caps = await db.query("SELECT 1 FROM ledger_entries WHERE request_id = $1", [a]);
     assert.equal(caps.length, 1);
@@ -80,11 +83,42 @@ describeEachDb("ledger", (getDb) => {
     const { billing, orgId, appId, db } = await setup(1000);
     const small = reqId();
     await billing.reserve({ requestId: small, orgId, appId, amountKrw: 22 });
-    assert.deepEqual(await billing.capture(small, 110), { ok: true, chargedKrw: 22, balanceKrw: 978 });
+    assert.deepEqual(charge(await billing.capture(small, 110)), { ok: true, chargedKrw: 22, balanceKrw: 978 });
     const big = reqId();
     await billing.reserve({ requestId: big, orgId, appId, amountKrw: 110 });
-    assert.deepEqual(await billing.capture(big, 22), { ok: true, chargedKrw: 22, balanceKrw: 956 });
+    assert.deepEqual(charge(await billing.capture(big, 22)), { ok: true, chargedKrw: 22, balanceKrw: 956 });
     assert.deepEqual(await billing.balances(orgId), { balanceKrw: 956, availableKrw: 956, heldKrw: 0 });
+    await assertLedgerInvariants(db, orgId);
+  });
+
+  test("a capture reports the spending counters after it, for the KST day and month of its moment", async () => {
+    const { billing, orgId, appId, db, clock } = await setup(10_000);
+    const other = await makeOrg(db, clock.now, { creditKrw: 10_000 });
+    const open = reqId();
+    await billing.reserve({ requestId: open, orgId, appId, amountKrw: 110 }); // stays open: it counts
+    await billing.reserve({ requestId: reqId(), orgId: other.orgId, appId: other.appId, amountKrw: 110 }); // another org's: it does not
+    const a = reqId();
+    await billing.reserve({ requestId: a, orgId, appId, amountKrw: 110 });
+    const first = await billing.capture(a, 22);
+    assert.ok(first.ok);
+    // 110 open + 22 charged (the 88 not charged came back to the counters).
+    assert.deepEqual(first.spendAfter, { at: START, orgDayKrw: 132, appDayKrw: 132, appMonthKrw: 132 });
+    await billing.release(open);
+    // Asked again: the first capture's money, the counters as they are now.
+    const again = await billing.capture(a, 22);
+    assert.ok(again.ok);
+    assert.deepEqual([again.chargedKrw, again.balanceKrw], [first.chargedKrw, first.balanceKrw]);
+    assert.deepEqual(again.spendAfter, { at: START, orgDayKrw: 22, appDayKrw: 22, appMonthKrw: 22 });
+    // The next KST day (00:00 KST = 15:00 UTC): a fresh day's counters, the month's still counting.
+    clock.set(Date.parse("2026-11-17T15:00:00Z"));
+    const b = reqId();
+    await billing.reserve({ requestId: b, orgId, appId, amountKrw: 110 });
+    const next = await billing.capture(b, 110);
+    assert.ok(next.ok);
+    assert.deepEqual(next.spendAfter, { at: clock.now(), orgDayKrw: 110, appDayKrw: 110, appMonthKrw: 132 });
+    // A refused capture reports nothing.
+    await billing.reserve({ requestId: open, orgId, appId, amountKrw: 110 }); // released: stays released
+    assert.equal((await billing.capture(open, 22)).ok, false);
     await assertLedgerInvariants(db, orgId);
   });
 

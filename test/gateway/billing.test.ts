@@ -207,3 +207,46 @@ describe("errors are free", () => {
     await assertNoOpenHold(g.h, c.orgId);
   });
 });
+
+describe("X-RateLimit-* after a charge come with the capture (issue 14)", () => {
+  /** A variant whose gateway reads through a database handle that counts spending-counter reads. */
+  function countingCounterReads() {
+    const db = g.h.services.db;
+    const seen = { reads: 0 };
+    const counting: Services["db"] = Object.assign(Object.create(db) as Services["db"], {
+      query: (text: string, params?: unknown[], o?: Parameters<Services["db"]["query"]>[2]) => {
+        if (/FROM spend_counters/.test(text)) seen.reads++;
+        return db.query(text, params, o);
+      },
+    });
+    return { v: g.variant({ services: { db: counting } }), seen };
+  }
+  const rate = (res: Response) => [res.headers.get("x-ratelimit-limit"), res.headers.get("x-ratelimit-remaining"), res.headers.get("x-ratelimit-reset")];
+
+  test("a charged call: Remaining counts this charge, and no statement of its own reads the counters", async () => {
+    const { v, seen } = countingCounterReads();
+    const c = await g.h.customer({ creditKrw: 1000 });
+    const first = await v.removebg(c.liveKey, { image_file: TINY_PNG });
+    const p = await paid(first);
+    // Full tier reserved (110), a 64 × 48 output charged at the preview price: the counters gave the rest back.
+    assert.equal(p.charged, 22);
+    const [limit, remaining, reset] = rate(first);
+    assert.deepEqual([limit, remaining], ["50000", String(50_000 - 22)]);
+    assert.ok(Number(reset) * 1000 > g.clock.now());
+    const second = await v.removebg(c.liveKey, { image_file: TINY_PNG });
+    await paid(second);
+    assert.deepEqual(rate(second), ["50000", String(50_000 - 44), reset]);
+    assert.equal(seen.reads, 0, "the capture's statement carried the counters");
+  });
+
+  test("a refused call (nothing captured) still reads them, and they are unchanged by it", async () => {
+    const { v, seen } = countingCounterReads();
+    const c = await g.h.customer({ creditKrw: 1000 });
+    await paid(await v.removebg(c.liveKey, { image_file: TINY_PNG }));
+    const bad = await v.removebg(c.liveKey, { image_file: TINY_PNG, bg_color: "nope" });
+    const [, remaining] = rate(bad);
+    await expectError(bad, 400, "invalid_parameter");
+    assert.equal(remaining, String(50_000 - 22));
+    assert.equal(seen.reads, 1);
+  });
+});

@@ -7,7 +7,6 @@ import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
 import {
   LimiterUnavailableError,
-  acquireAll,
   createInvalidKeyGuard,
   type Limiter,
   type Permit,
@@ -211,7 +210,7 @@ export function runLimiterContract(h: ContractHarness): void {
   t("acquireAll takes every permit in order and releases them together", async (l) => {
     const org = key("org");
     const global = key("global");
-    const all = await acquireAll(l, [
+    const all = await l.acquireAll([
       { key: org, max: 2, leaseMs: 10 * W },
       { key: global, max: 3, leaseMs: 10 * W },
     ]);
@@ -230,7 +229,7 @@ export function runLimiterContract(h: ContractHarness): void {
     const global = key("global");
     const blocker = await l.acquire(global, 1, 10 * W);
     assert.ok(blocker.ok);
-    const all = await acquireAll(l, [
+    const all = await l.acquireAll([
       { key: org, max: 1, leaseMs: 10 * W },
       { key: global, max: 1, leaseMs: 10 * W },
     ]);
@@ -247,13 +246,100 @@ export function runLimiterContract(h: ContractHarness): void {
     const test1 = key("testkey");
     const global = key("global");
     assert.ok((await l.acquire(test1, 1, 10 * W)).ok);
-    const all = await acquireAll(l, [
+    const all = await l.acquireAll([
       { key: test1, max: 1, leaseMs: W },
       { key: global, max: 1, leaseMs: W },
     ]);
     assert.equal(all.ok, false);
     if (!all.ok) assert.equal(all.failedKey, test1);
     assert.ok((await l.acquire(global, 1, W)).ok);
+  });
+
+  t("acquireAll refused part-way under concurrency: never over either cap, and a refusal holds nothing", async (l) => {
+    const global = key("global");
+    const orgs = Array.from({ length: 10 }, () => key("org"));
+    // 50 calls, 5 per org (cap 2), all under one global cap of 6.
+    const results = await Promise.all(
+      Array.from({ length: 50 }, (_, i) =>
+        l.acquireAll([
+          { key: orgs[i % 10]!, max: 2, leaseMs: 10 * W },
+          { key: global, max: 6, leaseMs: 10 * W },
+        ]),
+      ),
+    );
+    const won = results.filter((r) => r.ok);
+    assert.equal(won.length, 6, "the global cap decides");
+    for (const org of orgs) {
+      const mine = results.filter((r, i) => r.ok && i % 10 === orgs.indexOf(org)).length;
+      assert.ok(mine <= 2, `org cap kept (${mine})`);
+    }
+    // Every refused call gave its org slot back: each org has its cap free minus what winners hold.
+    for (const [n, org] of orgs.entries()) {
+      const holding = results.filter((r, i) => r.ok && i % 10 === n).length;
+      const free = await Promise.all([1, 2].map(() => l.acquire(org, 2, W)));
+      assert.equal(free.filter((r) => r.ok).length, 2 - holding, `org ${n}: only the winners hold a slot`);
+    }
+    for (const r of results) if (r.ok) await r.release();
+    const g = await Promise.all(Array.from({ length: 6 }, () => l.acquire(global, 6, W)));
+    assert.equal(g.filter((r) => r.ok).length, 6, "every global slot was given back by the sets' release");
+  });
+
+  t("acquireAll takes one key listed twice as two slots, in order", async (l) => {
+    const k = key("twice");
+    const one = await l.acquireAll([
+      { key: k, max: 1, leaseMs: 10 * W },
+      { key: k, max: 1, leaseMs: 10 * W },
+    ]);
+    assert.equal(one.ok, false);
+    if (!one.ok) assert.deepEqual([one.failedKey, one.failedIndex], [k, 1]);
+    const two = await l.acquireAll([
+      { key: k, max: 2, leaseMs: 10 * W },
+      { key: k, max: 2, leaseMs: 10 * W },
+    ]);
+    assert.ok(two.ok, "the refused set above held nothing");
+    assert.equal(new Set(two.permits.map((p) => p.id)).size, 2);
+    assert.equal((await l.acquire(k, 2, W)).ok, false);
+    await two.release();
+    assert.ok((await l.acquire(k, 2, W)).ok);
+  });
+
+  t("a set's permits renew and release one by one too; the set's release then frees only the rest", async (l) => {
+    const a = key("a");
+    const b = key("b");
+    const set = await l.acquireAll([
+      { key: a, max: 1, leaseMs: W },
+      { key: b, max: 1, leaseMs: W },
+    ]);
+    assert.ok(set.ok);
+    await h.advance(W * 0.6);
+    assert.equal(await set.permits[0]!.renew(2 * W), true);
+    await h.advance(W * 0.6); // past the first lease: b's slot lapsed, a's was renewed
+    assert.equal((await l.acquire(a, 1, W)).ok, false, "a was renewed");
+    const other = await l.acquire(b, 1, 10 * W);
+    assert.ok(other.ok, "b's lease lapsed");
+    await set.permits[0]!.release();
+    const next = await l.acquire(a, 1, 10 * W);
+    assert.ok(next.ok, "a was released on its own");
+    await set.release();
+    assert.equal((await l.acquire(a, 1, W)).ok, false, "the set's release did not free a's new holder");
+    assert.equal((await l.acquire(b, 1, W)).ok, false, "nor b's, whose lease it had lost");
+    assert.equal(await set.permits[1]!.renew(), false);
+  });
+
+  t("acquireAll of nothing holds nothing; bad arguments are refused before anything is taken", async (l) => {
+    const none = await l.acquireAll([]);
+    assert.ok(none.ok);
+    assert.equal(none.permits.length, 0);
+    await none.release();
+    const k = key("bad");
+    await assert.rejects(
+      l.acquireAll([
+        { key: k, max: 1, leaseMs: W },
+        { key: key("x"), max: 0, leaseMs: W },
+      ]),
+      RangeError,
+    );
+    assert.ok((await l.acquire(k, 1, W)).ok, "the valid first request took nothing");
   });
 
   t("invalid-key guard blocks the 21st request and lets the IP back after the window", async (l) => {
@@ -287,6 +373,7 @@ export function runLimiterContract(h: ContractHarness): void {
     assert.equal(await l.ping(), false);
     await assert.rejects(l.hit(key("closed"), 1, W), LimiterUnavailableError);
     await assert.rejects(l.acquire(key("closed"), 1, W), LimiterUnavailableError);
+    await assert.rejects(l.acquireAll([{ key: key("closed"), max: 1, leaseMs: W }]), LimiterUnavailableError);
     await l.close(); // idempotent
   });
 }

@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
 import { Redis } from "ioredis";
-import { acquireAll, createLimiter, createRedisLimiter } from "../../src/limits/index.ts";
+import { createLimiter, createRedisLimiter } from "../../src/limits/index.ts";
 import { runLimiterContract } from "./limiter-contract.ts";
 
 const url = process.env.REDIS_URL;
@@ -46,7 +46,7 @@ test("redis: two instances racing for an org cap of 2 get exactly 2 permits", { 
     const org = `org:${randomUUID()}`;
     const global = `global:${randomUUID()}`;
     const attempts = Array.from({ length: 40 }, (_, i) =>
-      acquireAll(i % 2 ? a : b, [
+      (i % 2 ? a : b).acquireAll([
         { key: org, max: 2, leaseMs: 10_000 },
         { key: global, max: 32, leaseMs: 10_000 },
       ]),
@@ -79,6 +79,38 @@ test("redis: keys live under the prefix and expire with their window or lease", 
     assert.ok(permitTtl > 3000 && permitTtl <= 7000, `permit ttl ${permitTtl}`);
     await p.permit.release();
     assert.equal(await raw.zcard(`${prefix}p:${k}`), 0);
+  } finally {
+    await l.close();
+    raw.disconnect();
+  }
+});
+
+test("redis: acquireAll is one command for all its permits, and the set's release one more", { skip }, async () => {
+  const l = make();
+  const raw = new Redis(url!);
+  // Commands Redis ran, by name, from INFO commandstats (this file's tests run one at a time).
+  const calls = async () => {
+    const counts = new Map<string, number>();
+    for (const m of (await raw.info("commandstats")).matchAll(/^cmdstat_(\w+):calls=(\d+)/gm)) counts.set(m[1]!, Number(m[2]));
+    return counts;
+  };
+  const delta = (a: Map<string, number>, b: Map<string, number>) =>
+    Object.fromEntries([...b].filter(([name, n]) => n !== (a.get(name) ?? 0) && name !== "info").map(([name, n]) => [name, n - (a.get(name) ?? 0)]));
+  try {
+    await l.ping(); // connected, so no connection set-up is counted
+    const requests = ["org", "share", "global"].map((k) => ({ key: `${k}:${randomUUID()}`, max: 2, leaseMs: 5000 }));
+    const t0 = await calls();
+    const set = await l.acquireAll(requests);
+    const t1 = await calls();
+    assert.ok(set.ok);
+    await set.release();
+    const t2 = await calls();
+    // Scripts sent, counting an evalsha refused with NOSCRIPT and sent again as eval once.
+    // (commandstats also counts the commands a script runs inside, so only scripts are compared.)
+    const one = (d: Record<string, number>) => (d.evalsha ?? 0) + (d.eval ?? 0) - (d.eval ? 1 : 0);
+    assert.equal(one(delta(t0, t1)), 1, `acquire: ${JSON.stringify(delta(t0, t1))}`);
+    assert.equal(one(delta(t1, t2)), 1, `release: ${JSON.stringify(delta(t1, t2))}`);
+    for (const r of requests) assert.equal(await raw.zcard(`${prefix}p:${r.key}`), 0, "every permit was removed");
   } finally {
     await l.close();
     raw.disconnect();
