@@ -244,12 +244,23 @@ export function correctSoftPixelsRows(
     txs[x] = gxf - gx0s[x];
   }
   const [fR, fG, fB] = F, [bR, bG, bB] = B;
+  // Mask values four at a time, to pass over runs of 0 and of 255 (most of an image).
+  const quads = mask.byteOffset % 4 === 0 ? new Uint32Array(mask.buffer, mask.byteOffset, mask.length >> 2) : undefined;
   for (let y = rows.y0; y < Math.min(height, rows.y1); y++) {
     const gyf = Math.min(gh - 1, Math.max(0, (y + 0.5) / k - 0.5));
     const gy0 = Math.floor(gyf);
     const gy1 = Math.min(gh - 1, gy0 + 1);
     const ty = gyf - gy0;
+    const rowEnd = (y + 1) * width;
     for (let x = 0, p = y * width; x < width; x++, p++) {
+      if (quads !== undefined && (p & 3) === 0) {
+        let q;
+        while (p + 4 <= rowEnd && ((q = quads[p >> 2]) === 0 || q === 0xffffffff)) {
+          p += 4;
+          x += 4;
+        }
+        if (x >= width) break;
+      }
       const m = mask[p];
       if (m === 0 || m === 255) continue;
       const gx0 = gx0s[x], gx1 = gx1s[x], tx = txs[x];

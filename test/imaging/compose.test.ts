@@ -174,3 +174,18 @@ test("applyMaskAlpha's word path gives the byte path's bytes, soft and hard, any
     }
   }
 });
+
+test("edge colours: skipping runs of 0 and 255 four at a time changes no byte", () => {
+  // The same soft disc with the mask at a 4-byte boundary (runs skipped by words) and
+  // one byte past it (every pixel looked at), at widths that do and do not divide by 4.
+  for (const [width, height] of [[120, 80], [121, 79]]) {
+    const { img, mask } = whiteOnGreen(width, height, 12);
+    const shifted = new Uint8Array(mask.length + 1);
+    shifted.set(mask, 1);
+    const [byWords, byBytes] = [img.data.slice(), img.data.slice()];
+    estimateForegroundInPlace(byWords, mask, width, height, 400);
+    estimateForegroundInPlace(byBytes, shifted.subarray(1), width, height, 400);
+    assert.deepEqual(Buffer.from(byWords), Buffer.from(byBytes), `${width} x ${height}`);
+    assert.notDeepEqual(Buffer.from(byWords), Buffer.from(img.data), "the edge was corrected");
+  }
+});
