@@ -5,9 +5,9 @@
 //
 // One instance per decoder is kept from call to call while calls succeed cleanly. A
 // fresh instance per call cost a 12 MP JPEG about 12,000 page faults for its new heap
-// (and as many again for the glue's copy of the pixels, see pixelsInto): 20-40 ms on a
-// quiet machine and up to 300 ms of kernel time on this VM when the freed pages had
-// gone back to the host (measured, docs/BENCHMARKS.md). A codec that aborted on a
+// (and as many again for the glue's copy of the pixels, see glue-pixels-into.ts): 20-40
+// ms of kernel time on most calls and up to 300 ms on others on this VM (measured,
+// docs/BENCHMARKS.md). A codec that aborted on a
 // corrupt file, or a libjpeg exit() on an unsupported colour space, leaves its
 // instance in an unknown state, so any call that fails or prints a warning drops the
 // instance and the next call starts a fresh one (docs/DECISIONS.md).
@@ -65,6 +65,9 @@ function squooshDecoder(
   };
   // The instance kept between clean calls, and where its output lines go during a call.
   let kept: Promise<SquooshDecoderModule> | undefined;
+  // Instances a call was not clean on. Another call may already hold one (two decodes
+  // awaiting the same instance in one thread), and must not use it.
+  const retired = new WeakSet<SquooshDecoderModule>();
   let note: (line: string) => void = () => {};
   const instantiate = ({ factory, wasm }: Compiled): Promise<SquooshDecoderModule> =>
     factory({
@@ -88,11 +91,15 @@ function squooshDecoder(
     });
     const loaded = await pending;
     ensureImageDataClass();
-    const instance = (kept ??= instantiate(loaded));
-    instance.catch(() => {
-      if (kept === instance) kept = undefined;
-    });
-    const module = await instance;
+    let instance: Promise<SquooshDecoderModule>;
+    let module: SquooshDecoderModule;
+    do {
+      const current = (instance = kept ??= instantiate(loaded));
+      current.catch(() => {
+        if (kept === current) kept = undefined;
+      });
+      module = await current;
+    } while (retired.has(module));
     const messages: string[] = [];
     let clean = false;
     note = (line) => {
@@ -118,7 +125,10 @@ function squooshDecoder(
       note = () => {};
       // Anything but a clean decode (a failure, a throw, a warning) may have left the
       // codec's state or heap unusual: the next call gets a fresh instance.
-      if (!clean && kept === instance) kept = undefined;
+      if (!clean) {
+        retired.add(module);
+        if (kept === instance) kept = undefined;
+      }
     }
   };
 }

@@ -96,3 +96,19 @@ test("a clean decode keeps its instance; a failure or a warning drops it", async
   assert.equal(warned.made, 2, "after a warning the next decode starts a new instance");
   assert.equal(globalThis.Uint8ClampedArray, RealClamped);
 });
+
+test("a decode waiting on an instance that another call just broke gets a new one", async () => {
+  const codecs = createCodecs();
+  const good = fixture("images/jpeg-baseline.jpg");
+  const reference = Buffer.from(await pixels(good));
+  await pixels(good, codecs); // an instance is kept
+  const { made, value } = await countingInstances(async () => {
+    // Started together: both wait for the kept instance; the first breaks it.
+    const [bad, fine] = await Promise.all([decodeImage(fixture("images/jpeg-baseline-truncated.jpg"), { codecs }), decodeImage(good, { codecs })]);
+    return { bad, fine };
+  });
+  assert.ok(!value.bad.ok);
+  assert.ok(value.fine.ok);
+  assert.deepEqual(Buffer.from(value.fine.image.data), reference);
+  assert.equal(made, 1, "the second call did not use the instance the first one broke");
+});
