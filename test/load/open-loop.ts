@@ -35,6 +35,13 @@ export interface OpenLoopOptions {
   connection(i: number): { headers: Record<string, string>; body: Uint8Array };
   perRequest?: (n: number) => Record<string, string>;
   timeoutMs: number;
+  /**
+   * Seconds of the same schedule on the same sockets before the measured `seconds`: sent
+   * and answered, but left out of the latencies, the statuses and the rate (the
+   * per-second p99 still shows them). What it spares the figures: the first requests on
+   * each new socket and the server's first seconds at this rate.
+   */
+  warmupSeconds?: number;
 }
 
 export interface OpenLoopResult {
@@ -50,8 +57,10 @@ export interface OpenLoopResult {
   latency: { p50: number; p99: number };
   /** Milliseconds the actual send trailed the schedule (a socket was busy, or this process was late), p99. */
   sendLagP99: number;
-  /** p99 latency of the requests scheduled in each second of the run: when a backlog formed, and whether it drained. */
+  /** p99 latency of the requests scheduled in each second of the run, warm-up first: when a backlog formed, and whether it drained. */
   p99BySecond: number[];
+  /** Seconds at the start of p99BySecond that were warm-up. */
+  warmupSeconds: number;
   byStatus: Record<string, number>;
   errors: number;
   timeouts: number;
@@ -67,7 +76,10 @@ const percentile = (sorted: Float64Array, p: number) => (sorted.length ? sorted[
 
 export function runOpenLoop(o: OpenLoopOptions): Promise<OpenLoopResult> {
   const target = new URL(o.url);
-  const total = Math.ceil(o.rate * o.seconds);
+  const warmupSeconds = o.warmupSeconds ?? 0;
+  // Requests before `counted` are the warm-up's.
+  const counted = Math.ceil(o.rate * warmupSeconds);
+  const total = counted + Math.ceil(o.rate * o.seconds);
   const intervalMs = 1000 / o.rate;
   const free: Slot[] = Array.from({ length: o.connections }, (_, i) => {
     const c = o.connection(i);
@@ -92,16 +104,17 @@ export function runOpenLoop(o: OpenLoopOptions): Promise<OpenLoopResult> {
       clearInterval(ticker);
       for (const s of slots) s.agent.destroy();
       const lat = latencies.slice(0, answered).sort();
-      const lag = lags.slice(0, scheduled).sort();
+      const lag = lags.slice(counted, scheduled).sort();
       resolve({
-        sent: total,
-        duration: total / o.rate,
+        sent: total - counted,
+        duration: (total - counted) / o.rate,
         latency: { p50: percentile(lat, 0.5), p99: percentile(lat, 0.99) },
         sendLagP99: percentile(lag, 0.99),
-        p99BySecond: Array.from({ length: Math.ceil(o.seconds) }, (_, sec) => {
+        p99BySecond: Array.from({ length: Math.ceil(warmupSeconds + o.seconds) }, (_, sec) => {
           const inSecond = latencyOf.slice(Math.floor(sec * o.rate), Math.floor((sec + 1) * o.rate)).filter((v) => !Number.isNaN(v));
           return percentile(inSecond.sort(), 0.99);
         }),
+        warmupSeconds,
         byStatus,
         errors,
         timeouts,
@@ -122,12 +135,16 @@ export function runOpenLoop(o: OpenLoopOptions): Promise<OpenLoopResult> {
       const end = (status: number | "timeout" | "error") => {
         if (over) return;
         over = true;
+        const measured = k >= counted;
         if (typeof status === "number") {
-          latencies[answered++] = latencyOf[k] = performance.now() - due;
-          byStatus[status] = (byStatus[status] ?? 0) + 1;
+          latencyOf[k] = performance.now() - due;
+          if (measured) {
+            latencies[answered++] = latencyOf[k];
+            byStatus[status] = (byStatus[status] ?? 0) + 1;
+          }
         } else {
-          errors++;
-          if (status === "timeout") timeouts++;
+          if (measured) errors++;
+          if (measured && status === "timeout") timeouts++;
           req.destroy();
         }
         settle(slot);

@@ -26,6 +26,8 @@ export interface Scenario {
    * Absent: a closed loop (autocannon), each connection sending as soon as answered.
    */
   rate?: number;
+  /** For an open-loop run: seconds at the same rate before the measured ones (open-loop.ts). */
+  warmupSeconds?: number;
 }
 
 export interface ScenarioResult {
@@ -42,7 +44,7 @@ export interface ScenarioResult {
   /** What the generator saw: responses by status, and transport errors/timeouts. */
   client: { byStatus: Record<string, number>; errors: number; timeouts: number };
   /** Open loop only: the offered rate, and how late the sends left (p99 ms) when no socket was free or this process was busy. */
-  offered?: { rate: number; sendLagP99: number; p99BySecond: number[] };
+  offered?: { rate: number; sendLagP99: number; p99BySecond: number[]; warmupSeconds: number };
   /** CPU seconds per wall second: 1.0 = one core busy. `stores`: the run's Postgres backends and Redis (store-cpu.ts), when known. */
   cpu: { server: number; generator: number; stores?: number };
   load1: number;
@@ -123,7 +125,7 @@ export async function runScenario(
   const wall0 = performance.now();
 
   const url = `${o.url}${o.path ?? "/v1.0/removebg"}`;
-  const result = s.rate === undefined ? await closedLoop(s, url, o.seconds) : await runOpenLoop({ ...s, url, rate: s.rate, seconds: o.seconds, timeoutMs: TIMEOUT_S * 1000 });
+  const result = s.rate === undefined ? await closedLoop(s, url, o.seconds) : await runOpenLoop({ ...s, url, rate: s.rate, seconds: o.seconds, timeoutMs: TIMEOUT_S * 1000, warmupSeconds: s.warmupSeconds });
   const wall = (performance.now() - wall0) / 1000;
   const genCpu = process.cpuUsage(genCpu0);
   const serverCpu = processCpuSeconds(o.serverPid) - serverCpu0;
@@ -159,7 +161,7 @@ export async function runScenario(
     client: { byStatus, errors: result.errors, timeouts: result.timeouts },
     cpu: { server: serverCpu / wall, generator: (genCpu.user + genCpu.system) / 1e6 / wall, ...(storesCpu === undefined ? {} : { stores: storesCpu / wall }) },
     load1: loadavg()[0],
-    ...("sendLagP99" in result ? { offered: { rate: s.rate!, sendLagP99: result.sendLagP99, p99BySecond: result.p99BySecond } } : {}),
+    ...("sendLagP99" in result ? { offered: { rate: s.rate!, sendLagP99: result.sendLagP99, p99BySecond: result.p99BySecond, warmupSeconds: result.warmupSeconds } } : {}),
     target: s.target,
     met,
   };

@@ -38,6 +38,9 @@ export interface ScenarioSet {
   overOrgCap: Scenario;
 }
 
+/** Seconds of the open-loop schedule run before the measured ones. */
+export const OPEN_LOOP_WARMUP_S = 3;
+
 export async function buildScenarios(o: {
   customers: Customer[];
   /** The org used for the over-cap run (not among the paid run's customers). */
@@ -66,7 +69,8 @@ export async function buildScenarios(o: {
   };
   return {
     paid: { ...paid, name: `${paid.name}, closed loop` },
-    paidAtTargetRate: { ...paid, name: `${paid.name}, open loop at ${paid.target.reqPerSec}/s`, rate: paid.target.reqPerSec },
+    // Judged after 3 s of the same schedule on the same sockets (docs/DECISIONS.md).
+    paidAtTargetRate: { ...paid, name: `${paid.name}, open loop at ${paid.target.reqPerSec}/s`, rate: paid.target.reqPerSec, warmupSeconds: OPEN_LOOP_WARMUP_S },
     noKey: {
       name: "401 no key (many IPs)",
       connections: o.connections.rejections,
