@@ -2,6 +2,7 @@
 // background, and nothing left under fully transparent pixels.
 import type { RGBA } from "./types.ts";
 import { estimateForegroundInPlace } from "./foreground.ts";
+import { LITTLE_ENDIAN } from "./resample-fast.ts";
 
 export interface ComposeOptions {
   /** true: keep the mask's soft alpha; false: every pixel fully opaque or fully transparent. */
@@ -46,7 +47,6 @@ export function applyMaskAlpha(out: Uint8ClampedArray, alpha: Uint8Array, hard: 
   else applyMaskAlphaBytes(out, alpha, hard, p0, p1);
 }
 
-const LITTLE_ENDIAN = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
 
 /**
  * applyMaskAlpha a pixel at a time as one 32-bit word (alpha in the high byte on a

@@ -66,7 +66,8 @@ export function headerData(width: number, height: number, colourType: 0 | 6): Ui
   return data;
 }
 
-const ADLER_BASE = 65521;
+/** Adler-32 works modulo this prime. */
+export const ADLER_BASE = 65521;
 
 /**
  * Adler-32 of X followed by Y, from Adler-32 of each and Y's length. With A = 1 + the
@@ -81,4 +82,3 @@ export function adler32Combine(x: number, y: number, yLength: number): number {
   return ((b << 16) | a) >>> 0;
 }
 
-export { ADLER_BASE };

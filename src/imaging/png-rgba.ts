@@ -18,6 +18,7 @@ import { concatBytes } from "./bytes.ts";
 import type { RowBands } from "./row-bands.ts";
 import type { RowRange } from "./resample.ts";
 import type { RGBA } from "./types.ts";
+import { LITTLE_ENDIAN } from "./resample-fast.ts";
 
 /** Segments the rows are cut into (fixed, so the bytes do not depend on the threads). */
 export const PNG_SEGMENTS = 8;
@@ -95,7 +96,6 @@ function scratch(n: number): Uint8Array {
   return scratchBuffer.subarray(0, n);
 }
 
-const LITTLE_ENDIAN = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
 const HIGH_BITS = 0x80808080;
 
 /** Words per step of the running Adler-32 sums: small enough that every sum stays exact in a double. */

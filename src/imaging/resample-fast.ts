@@ -16,7 +16,8 @@ function pixelWords(data: Uint8Array | Uint8ClampedArray): Uint32Array {
   return new Uint32Array(data.slice().buffer); // unaligned view: copy once
 }
 
-const LITTLE_ENDIAN = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
+/** Whether a 32-bit word of RGBA bytes has alpha in its high byte: every platform we run on (checked where it matters). */
+export const LITTLE_ENDIAN = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
 
 /**
  * Resamples an opaque RGBA image (every alpha 255) to dw x dh, handing each output row

@@ -23,7 +23,7 @@ import {
   type Permit,
 } from "./limiter.ts";
 import type { AcquireAllResult } from "./acquire-all.ts";
-import { ACQUIRE, ACQUIRE_ALL, HIT, IS_OVER, RECORD, RELEASE_ALL, RENEW, type LuaScript } from "./redis-scripts.ts";
+import { ACQUIRE_ALL, HIT, IS_OVER, RECORD, RELEASE_ALL, RENEW, type LuaScript } from "./redis-scripts.ts";
 
 export interface RedisLimiterOptions {
   url: string;
@@ -161,7 +161,7 @@ export function createRedisLimiter(options: RedisLimiterOptions): Limiter {
     }
   }
 
-  return {
+  const limiter: Limiter = {
     async hit(key, limit, windowMs): Promise<HitResult> {
       checkPositiveInt("limit", limit);
       checkPositiveInt("windowMs", windowMs);
@@ -181,13 +181,10 @@ export function createRedisLimiter(options: RedisLimiterOptions): Limiter {
       return Number(await run(RECORD, windowKey(key), [windowMs, nextId(), maxLogEntries]));
     },
 
+    // One permit is a set of one: the same script, so the two cannot drift apart.
     async acquire(key, max, leaseMs): Promise<AcquireResult> {
-      checkPositiveInt("max", max);
-      checkPositiveInt("leaseMs", leaseMs);
-      const id = nextId();
-      const taken = await run(ACQUIRE, permitKey(key), [max, leaseMs, id]);
-      if (taken !== 1) return { ok: false, retryAfterMs: permitRetryAfterMs };
-      return { ok: true, permit: makePermit(key, id, leaseMs).permit };
+      const got = await limiter.acquireAll([{ key, max, leaseMs }]);
+      return got.ok ? { ok: true, permit: got.permits[0]! } : { ok: false, retryAfterMs: got.retryAfterMs };
     },
 
     async acquireAll(requests): Promise<AcquireAllResult> {
@@ -242,6 +239,7 @@ export function createRedisLimiter(options: RedisLimiterOptions): Limiter {
       client.disconnect();
     },
   };
+  return limiter;
 }
 
 function asInts(reply: unknown, n: number): number[] {

@@ -73,18 +73,6 @@ if redis.call('PTTL', KEYS[1]) < window then redis.call('PEXPIRE', KEYS[1], wind
 return count`,
 );
 
-/** KEYS[1] permit set; ARGV max, leaseMs, permitId → 1 taken | 0 full */
-export const ACQUIRE = script(
-  "acquire",
-  `local max = tonumber(ARGV[1])
-local lease = tonumber(ARGV[2])
-redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
-if redis.call('ZCARD', KEYS[1]) >= max then return 0 end
-redis.call('ZADD', KEYS[1], now + lease, ARGV[3])
-if redis.call('PTTL', KEYS[1]) < lease then redis.call('PEXPIRE', KEYS[1], lease) end
-return 1`,
-);
-
 /** KEYS[1] permit set; ARGV permitId, leaseMs → 1 renewed | 0 lease already gone */
 export const RENEW = script(
   "renew",
@@ -103,8 +91,9 @@ return 1`,
 /**
  * KEYS permit sets, in the caller's order; ARGV max, leaseMs, permitId for each key in
  * turn → {1, -1} all taken | {0, i} the i-th (0-based) was full and nothing is held.
- * The same steps as ACQUIRE, key by key, with the ones already taken removed again on
- * a refusal: one script, so no other caller sees the half-taken state.
+ * Per key: expired leases dropped, refused when full, else a lease added; the ones
+ * already taken are removed again on a refusal: one script, so no other caller sees the
+ * half-taken state. A single permit is a set of one.
  */
 export const ACQUIRE_ALL = script(
   "acquireAll",
