@@ -21,14 +21,14 @@ import type { RGBA } from "./types.ts";
 import { LITTLE_ENDIAN } from "./resample-fast.ts";
 
 /** Segments the rows are cut into (fixed, so the bytes do not depend on the threads). */
-export const PNG_SEGMENTS = 8;
+export const PNG_SEGMENTS = 16;
 
 /**
- * The order threads take segments in: a band of this list is every other segment, so
- * two threads each get some of the top and some of the bottom of the picture (whose
- * cost differs: empty background deflates several times faster than the subject).
+ * The order threads take segments in (one at a time, row-bands.ts): the top and the bottom
+ * of the picture alternate, so the last segments taken are rarely all of the subject
+ * (empty background deflates several times faster).
  */
-const SEGMENT_ORDER = [0, 2, 4, 6, 1, 3, 5, 7];
+const SEGMENT_ORDER = Array.from({ length: PNG_SEGMENTS }, (_, k) => (k < PNG_SEGMENTS / 2 ? 2 * k : 2 * k - PNG_SEGMENTS + 1));
 
 const DEFLATE_CHUNK = 1 << 20;
 const ZLIB_HEADER = Uint8Array.of(0x78, 0x01); // deflate, 32 KB window, fastest

@@ -4,12 +4,15 @@
 // can be cut into bands and the bands made at once. RowBands is the seam: one
 // implementation runs every band here (inlineBands: the library with workers: 0, the
 // CLI's in-process use, tests), the pool worker's (src/product/pipeline-bands.ts)
-// hands all bands but the first to helper threads over shared memory.
+// shares them with helper threads over shared memory: the rows are cut into more
+// pieces than there are threads and each thread takes the next piece when it is done
+// with one (runPieces), because rows cost unequal amounts (the subject against empty
+// background) and a fixed half each left one thread waiting for the other.
 import { BAND_TASKS, type BandTaskArgs, type BandTaskName } from "./band-tasks.ts";
 import type { RowRange } from "./resample.ts";
 
 export interface RowBands {
-  /** Bands a run is cut into: 1 when there is no helper. */
+  /** Threads that share a run's bands: 1 when there is no helper. */
   readonly parts: number;
   /** Starts a job: memory from bytes()/floats() of the previous job may be reused from here on. */
   begin(): void;
@@ -18,7 +21,7 @@ export interface RowBands {
   /** As bytes(), for n float32 values. */
   floats(n: number): Float32Array;
   /**
-   * Runs `task` over rows 0 ≤ y < rows, cut into `parts` bands whose inner edges fall on
+   * Runs `task` over rows 0 ≤ y < rows, cut into bands whose inner edges fall on
    * multiples of `align`; resolves when every band is done. Every typed array in
    * `args` that a helper writes or reads must come from bytes()/floats().
    */
@@ -35,6 +38,14 @@ export function bandRanges(rows: number, parts: number, align = 1): RowRange[] {
     y0 = Math.max(y0, y1);
   }
   return out;
+}
+
+/**
+ * Takes pieces of `task` by number from the counter `next` (shared by every thread on
+ * the run: Atomics.add hands each number out once) and runs them here, until none is left.
+ */
+export function runPieces<T extends BandTaskName>(task: T, args: BandTaskArgs<T>, pieces: readonly RowRange[], next: Int32Array): void {
+  for (let k = Atomics.add(next, 0, 1); k < pieces.length; k = Atomics.add(next, 0, 1)) runBand(task, args, pieces[k]!);
 }
 
 /** Runs one band of a task on this thread. */

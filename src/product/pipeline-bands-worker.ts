@@ -1,7 +1,7 @@
-// Entry of a band helper thread (pipeline-bands.ts): runs the bands its pool worker
-// sends, in the memory they share, and answers each one.
+// Entry of a band helper thread (pipeline-bands.ts): takes pieces of each run its pool
+// worker announces, in the memory they share, and answers once none is left.
 import { parentPort } from "node:worker_threads";
-import { runBand } from "../imaging/row-bands.ts";
+import { runPieces } from "../imaging/row-bands.ts";
 import type { BandMessage, BandReply } from "./pipeline-bands.ts";
 
 const port = parentPort;
@@ -10,7 +10,7 @@ if (!port) throw new Error("pipeline-bands-worker must run as a worker thread");
 port.on("message", (m: BandMessage) => {
   let reply: BandReply;
   try {
-    runBand(m.task, m.args as never, m.rows);
+    runPieces(m.task, m.args as never, m.pieces, m.next);
     reply = { id: m.id, ok: true };
   } catch (e) {
     reply = { id: m.id, ok: false, message: e instanceof Error ? e.message : String(e) };

@@ -4,7 +4,7 @@
 // after another on this thread, in reverse order, from shared memory.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { bandRanges, runBand, type RowBands } from "../../src/imaging/row-bands.ts";
+import { bandRanges, runBand, runPieces, type RowBands } from "../../src/imaging/row-bands.ts";
 import { cutoutInBands, modelInputInBands, resizeImageInBands, shareBytes, shareImage } from "../../src/imaging/cutout-bands.ts";
 import { composeCutoutInPlace, resizeMask, resizeRGBA, resizeToRGB, type RGBA } from "../../src/imaging/index.ts";
 import { foregroundGrid } from "../../src/imaging/foreground.ts";
@@ -97,4 +97,23 @@ test("cut into bands, the model input and the cut-out are the same bytes as in o
       }
     }
   }
+});
+
+test("runPieces: takes pieces from the shared counter, each once, and leaves those already taken", () => {
+  const img = image(96, 64, 7, false);
+  const whole = resizeToRGB(img, 40, 30);
+  const pieces = bandRanges(30, 6);
+  const out = new Uint8Array(40 * 30 * 3).fill(7);
+  const next = new Int32Array(new SharedArrayBuffer(4));
+  // Another thread has taken pieces 0 and 1 already: this one makes only the rest.
+  next[0] = 2;
+  runPieces("modelInput", { img, width: 40, height: 30, out, opaque: true }, pieces, next);
+  assert.equal(next[0], pieces.length + 1, "the counter is past the last piece");
+  const firstRows = pieces[2]!.y0 * 40 * 3;
+  assert.ok(out.subarray(0, firstRows).every((v) => v === 7), "the taken pieces' rows are untouched");
+  assert.deepEqual(out.subarray(firstRows), whole.subarray(firstRows));
+  // A second taker finds nothing left and writes nothing.
+  out.fill(9, 0, firstRows);
+  runPieces("modelInput", { img, width: 40, height: 30, out, opaque: true }, pieces, next);
+  assert.ok(out.subarray(0, firstRows).every((v) => v === 9));
 });
