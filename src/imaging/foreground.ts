@@ -244,6 +244,13 @@ export function correctSoftPixelsRows(
     txs[x] = gxf - gx0s[x];
   }
   const [fR, fG, fB] = F, [bR, bG, bB] = B;
+  // The grid between this row's two cell rows, worked out per cell column when a soft
+  // pixel first needs it (stamp = the row it was made for): each soft pixel then mixes
+  // two columns instead of four cells, about 40 % less work (soft pixels cluster along
+  // the edge, so few columns are made per row).
+  const planes = [fR, fG, fB, bR, bG, bB];
+  const between = new Float64Array(gw * 6);
+  const stamp = new Int32Array(gw).fill(-1);
   // Mask values four at a time, to pass over runs of 0 and of 255 (most of an image).
   const quads = mask.byteOffset % 4 === 0 ? new Uint32Array(mask.buffer, mask.byteOffset, mask.length >> 2) : undefined;
   for (let y = rows.y0; y < Math.min(height, rows.y1); y++) {
@@ -251,6 +258,7 @@ export function correctSoftPixelsRows(
     const gy0 = Math.floor(gyf);
     const gy1 = Math.min(gh - 1, gy0 + 1);
     const ty = gyf - gy0;
+    const r0 = gy0 * gw, r1 = gy1 * gw;
     const rowEnd = (y + 1) * width;
     for (let x = 0, p = y * width; x < width; x++, p++) {
       if (quads !== undefined && (p & 3) === 0) {
@@ -263,22 +271,37 @@ export function correctSoftPixelsRows(
       }
       const m = mask[p];
       if (m === 0 || m === 255) continue;
-      const gx0 = gx0s[x], gx1 = gx1s[x], tx = txs[x];
-      const c00 = gy0 * gw + gx0, c01 = gy0 * gw + gx1, c10 = gy1 * gw + gx0, c11 = gy1 * gw + gx1;
-      const w00 = (1 - tx) * (1 - ty), w01 = tx * (1 - ty), w10 = (1 - tx) * ty, w11 = tx * ty;
+      const gx0 = gx0s[x], gx1 = gx1s[x], tx = txs[x], sx = 1 - tx;
+      if (stamp[gx0] !== y) {
+        stamp[gx0] = y;
+        mixColumn(planes, r0 + gx0, r1 + gx0, ty, between, gx0 * 6);
+      }
+      if (stamp[gx1] !== y) {
+        stamp[gx1] = y;
+        mixColumn(planes, r0 + gx1, r1 + gx1, ty, between, gx1 * 6);
+      }
+      const c0 = gx0 * 6, c1 = gx1 * 6;
       const a = m / 255;
       const i = p * 4;
       // The three channels written out: a loop over [F, B] pairs kept V8 from keeping them in registers.
-      let fb = fR[c00] * w00 + fR[c01] * w01 + fR[c10] * w10 + fR[c11] * w11;
-      let bb = bR[c00] * w00 + bR[c01] * w01 + bR[c10] * w10 + bR[c11] * w11;
+      let fb = between[c0] * sx + between[c1] * tx;
+      let bb = between[c0 + 3] * sx + between[c1 + 3] * tx;
       rgba[i] = fb + a * (rgba[i] - a * fb - (1 - a) * bb); // the array clamps to 0..255
-      fb = fG[c00] * w00 + fG[c01] * w01 + fG[c10] * w10 + fG[c11] * w11;
-      bb = bG[c00] * w00 + bG[c01] * w01 + bG[c10] * w10 + bG[c11] * w11;
+      fb = between[c0 + 1] * sx + between[c1 + 1] * tx;
+      bb = between[c0 + 4] * sx + between[c1 + 4] * tx;
       rgba[i + 1] = fb + a * (rgba[i + 1] - a * fb - (1 - a) * bb);
-      fb = fB[c00] * w00 + fB[c01] * w01 + fB[c10] * w10 + fB[c11] * w11;
-      bb = bB[c00] * w00 + bB[c01] * w01 + bB[c10] * w10 + bB[c11] * w11;
+      fb = between[c0 + 2] * sx + between[c1 + 2] * tx;
+      bb = between[c0 + 5] * sx + between[c1 + 5] * tx;
       rgba[i + 2] = fb + a * (rgba[i + 2] - a * fb - (1 - a) * bb);
     }
+  }
+}
+
+/** The six planes' values at one cell column, mixed between cell rows c0 and c1 (weight ty on c1), into out[at..at + 6). */
+function mixColumn(planes: Float32Array[], c0: number, c1: number, ty: number, out: Float64Array, at: number): void {
+  for (let j = 0; j < 6; j++) {
+    const plane = planes[j]!;
+    out[at + j] = plane[c0] * (1 - ty) + plane[c1] * ty;
   }
 }
 
