@@ -1,9 +1,9 @@
 // Row bands over helper threads, for one pool worker (see src/imaging/row-bands.ts for
 // what is split and why). A run's rows are cut into PIECES_PER_THREAD pieces per thread;
 // the worker's own thread and each helper take pieces one at a time from a shared
-// counter until none is left, all in shared memory from an arena that lives as long as the worker: a
-// 12 MP job needs about 80 MB of it, and reusing it spares the page faults of fresh
-// buffers on every job (about 15 ms per 48 MB image here).
+// counter until none is left. All of it is in shared memory from an arena that lives as
+// long as the worker: a 12 MP job needs about 80 MB of it, and reusing it spares the page
+// faults of fresh buffers on every job (about 15 ms per 48 MB image here).
 //
 // A helper that fails to start leaves the worker on inlineBands; one that dies later
 // fails the job it was in (its band is half-written, so it cannot be redone safely) and
