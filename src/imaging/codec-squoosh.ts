@@ -7,10 +7,10 @@
 // fresh instance per call cost a 12 MP JPEG about 12,000 page faults for its new heap
 // (and as many again for the glue's copy of the pixels, see glue-pixels-into.ts): 20-40
 // ms of kernel time on most calls and up to 300 ms on others on this VM (measured,
-// docs/BENCHMARKS.md). A codec that aborted on a
-// corrupt file, or a libjpeg exit() on an unsupported colour space, leaves its
-// instance in an unknown state, so any call that fails or prints a warning drops the
-// instance and the next call starts a fresh one (docs/DECISIONS.md).
+// docs/BENCHMARKS.md). A codec that aborted on a corrupt file, or a libjpeg exit() on an
+// unsupported colour space, leaves its instance in an unknown state, so any call that
+// fails or prints a warning drops the instance and the next call starts a fresh one
+// (docs/DECISIONS.md).
 import type { CodecOutcome } from "./codec-types.ts";
 import { describeThrown } from "./codec-types.ts";
 import { compileWasm, ensureImageDataClass, importPackageModule } from "./wasm-loader.ts";

@@ -47,7 +47,6 @@ export function applyMaskAlpha(out: Uint8ClampedArray, alpha: Uint8Array, hard: 
   else applyMaskAlphaBytes(out, alpha, hard, p0, p1);
 }
 
-
 /**
  * applyMaskAlpha a pixel at a time as one 32-bit word (alpha in the high byte on a
  * little-endian machine): at 12 MP about a quarter of the byte-wise time (measured),
