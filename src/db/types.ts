@@ -12,6 +12,11 @@ export type Row = Record<string, unknown>;
 
 export interface QueryOptions {
   prepare?: string;
+  /**
+   * A write that changes nothing a copy kept in memory relies on (a last-use stamp):
+   * a handle from watchWrites (write-watch.ts) does not report it.
+   */
+  unwatched?: boolean;
 }
 
 export interface Db {

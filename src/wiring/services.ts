@@ -5,10 +5,12 @@ import { createAccounts, type Accounts } from "../accounts/index.ts";
 import { createBilling, createRequestLog, createTestQuota, type Billing, type RequestLog, type TestQuota } from "../billing/index.ts";
 import type { Config } from "../config.ts";
 import { migrate, openDb, type Db } from "../db/index.ts";
+import { watchWrites } from "../db/write-watch.ts";
 import { createByteBudget, type ByteBudget } from "../http/byte-budget.ts";
 import { createIdempotencyStore, type IdempotencyStore } from "../billing/idempotency.ts";
 import { createReconciler, type Reconciler } from "../billing/reconciler.ts";
 import { createKeyService, loadOrCreatePepper, type KeyService } from "../keys/index.ts";
+import { createKnownKeys, KNOWN_KEY_TABLES } from "../keys/known-keys.ts";
 import { createLimiter, type Limiter } from "../limits/index.ts";
 import { createMailer, type Mailer } from "../mail/index.ts";
 import { createMetrics, type Metrics } from "../metrics/index.ts";
@@ -62,7 +64,10 @@ export async function createServices(config: Config, opts: ServiceOptions): Prom
   const now = opts.now ?? Date.now;
   // PGlite gets its own folder inside DATA_DIR so other state can live beside it.
   const pgliteDir = config.DATA_DIR === "memory://" ? "memory://" : join(config.DATA_DIR, "pglite");
-  const db = opts.db ?? (await openDb({ databaseUrl: config.DATABASE_URL, dataDir: pgliteDir }));
+  // Every service writes through a handle that tells the gateway's remembered key rows
+  // of changes to their tables, so a suspension or a sale switch made here applies at once.
+  const known = createKnownKeys(now);
+  const db = watchWrites(opts.db ?? (await openDb({ databaseUrl: config.DATABASE_URL, dataDir: pgliteDir })), KNOWN_KEY_TABLES, known.forget);
   await migrate(db);
   const pepper = await loadOrCreatePepper(db, config.KEY_PEPPER);
   const limiter = createLimiter({
@@ -115,7 +120,7 @@ export async function createServices(config: Config, opts: ServiceOptions): Prom
     requestLog: createRequestLog({ db, now }),
     mailer: await createMailer({ smtpUrl: config.SMTP_URL, from: config.MAIL_FROM, db, now }),
     payments: createSandboxProvider(),
-    keys: createKeyService({ db, now, pepper }),
+    keys: createKeyService({ db, now, pepper, known }),
     engine,
     admission,
     modelLabel: engine ? await modelLabelFor(config.MODEL, config.MODELS_DIR ?? PACKAGE_MODELS_DIR) : undefined,

@@ -9,6 +9,7 @@ import type { Engine } from "../../src/product/engine.ts";
 import { buildApp, type AppOptions } from "../../src/wiring/app.ts";
 import { createServices, type Services } from "../../src/wiring/services.ts";
 import { openMigratedPglite } from "../db/harness.ts";
+import type { Db } from "../../src/db/index.ts";
 
 export const OPERATOR_TOKEN = "test-operator-token-0123456789";
 export const FIXTURES = new URL("../fixtures/", import.meta.url);
@@ -23,6 +24,8 @@ export interface HarnessOptions {
   embedded?: boolean;
   engine?: Engine | null;
   logLines?: string[];
+  /** A database handle of the test's own (it keeps the unwatched handle the services wrap). */
+  db?: Db;
 }
 
 export type Harness = Awaited<ReturnType<typeof makeHarness>>;
@@ -53,7 +56,7 @@ export async function makeHarness(o: HarnessOptions = {}) {
           }),
         );
   // Embedded runs start from a migrated PGlite template: initdb in WASM costs seconds.
-  const db = config.DATABASE_URL ? undefined : await openMigratedPglite();
+  const db = o.db ?? (config.DATABASE_URL ? undefined : await openMigratedPglite());
   const services: Services = await createServices(config, { log, engine, now: o.now, db });
   let shuttingDown = false;
   const { app } = buildApp(services, {
