@@ -13,6 +13,7 @@ import { fail, type Failure } from "../http/api-error.ts";
 import { reserveHold, type ReserveInput } from "./reserve.ts";
 import { captureHold, releaseHold, type CaptureResult, type ReleaseResult } from "./settle.ts";
 import { readSpend, type SpendNow } from "./spend.ts";
+import type { RequestLogRow } from "./request-log.ts";
 import { kstDay, kstMonth } from "./kst.ts";
 import { rearmLowBalance } from "./low-balance.ts";
 
@@ -101,9 +102,9 @@ export function createBilling({ db, now, holdTtlMs }: BillingDeps) {
     return reserveHold(db, now(), holdTtlMs, input);
   }
 
-  /** Charges a held request (at most what was reserved); charging twice charges once. */
-  function capture(requestId: string, amountKrw: number): Promise<CaptureResult> {
-    return captureHold(db, now(), requestId, amountKrw);
+  /** Charges a held request (at most what was reserved); charging twice charges once. With `logRow`, writes that row too (settle.ts). */
+  function capture(requestId: string, amountKrw: number, logRow?: RequestLogRow): Promise<CaptureResult> {
+    return captureHold(db, now(), requestId, amountKrw, logRow);
   }
 
   /** Gives a hold back; idempotent; refused (conflict) for a captured hold. */

@@ -109,6 +109,26 @@ function upsertSql(rows: number): string {
 
 const UPSERT_ONE = upsertSql(1);
 
+/**
+ * The upsert of one row as a part of another statement (a charged call's row rides in its
+ * capture's statement, settle.ts): a data-modifying CTE body that inserts the row only
+ * when `when` (an SQL condition on `source`) holds, with charged_krw taken from
+ * `chargedSql` instead of the row. Its parameters are numbered from `$firstParam`.
+ */
+export function rowUpsertFrom(
+  row: RequestLogRow,
+  o: { source: string; when: string; chargedSql: string; firstParam: number },
+): { sql: string; params: unknown[] } {
+  const CHARGED = 9; // charged_krw's place in rowParams and COLUMNS
+  const params = rowParams(row).filter((_, i) => i !== CHARGED);
+  const values = params.map((_, i) => `$${o.firstParam + i}`);
+  values.splice(CHARGED, 0, o.chargedSql);
+  return {
+    sql: `INSERT INTO request_log (${COLUMNS}, kst_day) SELECT ${values.join(", ")} FROM ${o.source} WHERE ${o.when} ${UPSERT_TAIL}`,
+    params,
+  };
+}
+
 export function createRequestLog({ db, now }: { db: Db; now: () => number }) {
   // Every answered request writes a row before its answer goes out; concurrent ones
   // share a statement (group-writer.ts).

@@ -7,6 +7,7 @@ import type { Db } from "../db/index.ts";
 import { fail, type Failure } from "../http/api-error.ts";
 import { kstDay, kstMonth } from "./kst.ts";
 import type { SpendNow } from "./spend.ts";
+import { rowUpsertFrom, type RequestLogRow } from "./request-log.ts";
 
 /** The spending counters right after a capture, for the KST day and month of `at`. */
 export interface SpendAfter extends SpendNow {
@@ -14,18 +15,30 @@ export interface SpendAfter extends SpendNow {
   at: number;
 }
 
-export type CaptureResult = { ok: true; chargedKrw: number; balanceKrw: number; spendAfter: SpendAfter } | Failure;
+export type CaptureResult = { ok: true; chargedKrw: number; balanceKrw: number; spendAfter: SpendAfter; logged: boolean } | Failure;
 export type ReleaseResult = { ok: true; released: boolean } | Failure;
 
 /**
  * Charges min(amountKrw, reserved). A second capture of the same request charges
  * nothing more and answers with the first capture's numbers. Either way the answer
  * carries the spending counters as they are now (migrations/0006): X-RateLimit-* needs
- * them, and reading them in the capture's statement saves one of their own.
+ * them, and reading them in the capture's statement saves one of their own. With
+ * `logRow`, the request-log row is written by the same statement when a charge stands
+ * (its charged_krw is the charge's).
  */
-export async function captureHold(db: Db, now: number, requestId: string, amountKrw: number): Promise<CaptureResult> {
+export async function captureHold(db: Db, now: number, requestId: string, amountKrw: number, logRow?: RequestLogRow): Promise<CaptureResult> {
   if (!Number.isSafeInteger(amountKrw) || amountKrw <= 0) {
     throw new RangeError(`capture amount must be a positive whole number of won, got ${amountKrw}`);
+  }
+  const params: unknown[] = [requestId, amountKrw, new Date(now), kstDay(now), kstMonth(now)];
+  let sql = `SELECT outcome, charged, balance, org_day, app_day, app_month FROM pd_capture_hold_with_spend($1, $2, $3, $4, $5)`;
+  if (logRow) {
+    // The call's request-log row in the same statement, with what was charged: one
+    // round trip fewer per paid call (issue 14), and the row stands or falls with the
+    // charge. MATERIALIZED: the capture runs once, whoever reads its answer.
+    const row = rowUpsertFrom(logRow, { source: "c", when: "c.outcome IN ('ok', 'again')", chargedSql: "c.charged", firstParam: params.length + 1 });
+    params.push(...row.params);
+    sql = `WITH c AS MATERIALIZED (${sql}), logged AS (${row.sql}) SELECT * FROM c`;
   }
   const rows = await db.query<{
     outcome: string;
@@ -34,13 +47,7 @@ export async function captureHold(db: Db, now: number, requestId: string, amount
     org_day: number | null;
     app_day: number | null;
     app_month: number | null;
-  }>("SELECT outcome, charged, balance, org_day, app_day, app_month FROM pd_capture_hold_with_spend($1, $2, $3, $4, $5)", [
-    requestId,
-    amountKrw,
-    new Date(now),
-    kstDay(now),
-    kstMonth(now),
-  ]);
+  }>(sql, params);
   const r = rows[0];
   switch (r?.outcome) {
     case "ok":
@@ -50,6 +57,7 @@ export async function captureHold(db: Db, now: number, requestId: string, amount
         chargedKrw: r.charged!,
         balanceKrw: r.balance!,
         spendAfter: { at: now, orgDayKrw: r.org_day!, appDayKrw: r.app_day!, appMonthKrw: r.app_month! },
+        logged: logRow !== undefined,
       };
     case "not_found":
       return fail("not_found", "No reservation for this request");

@@ -23,6 +23,8 @@ export interface Charge {
   balanceKrw: number;
   /** What the key may still spend right after this capture (X-RateLimit-*), when the ledger said. */
   allowance?: SpendAllowance;
+  /** The call's request-log row was written by the capture's own statement. */
+  logged?: boolean;
 }
 
 export interface CaptureRetry {
@@ -56,7 +58,9 @@ export async function captureSettled(
   for (;;) {
     try {
       const r = await capture(requestId, amountKrw);
-      return r.ok ? { kind: "charged", charge: { chargedKrw: r.chargedKrw, balanceKrw: r.balanceKrw, allowance: r.allowance } } : { kind: "refused", refusal: r };
+      return r.ok
+        ? { kind: "charged", charge: { chargedKrw: r.chargedKrw, balanceKrw: r.balanceKrw, allowance: r.allowance, logged: r.logged } }
+        : { kind: "refused", refusal: r };
     } catch (err) {
       if (!isStoreUnavailable(err)) return { kind: "failed", error: err };
       if (o.now() + waitMs >= o.deadlineAt) return { kind: "unknown", lastError: err };

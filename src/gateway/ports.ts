@@ -41,13 +41,15 @@ export interface GatewayPorts {
   /**
    * Like reserve, a refusal is a value; a store outage throws (asked again, src/gateway/capture.ts).
    * The answer also says what the key may still spend after it (X-RateLimit-*), from the
-   * capture's own statement, so no spendAllowance read follows a charged call.
+   * capture's own statement, so no spendAllowance read follows a charged call. `logRow`:
+   * the call's request-log row, written by the same statement when the charge stands.
    */
   capture(
     requestId: string,
     amountKrw: number,
     key: Pick<KeyContext, "lowBalanceWatched" | "spendLimits">,
-  ): Promise<{ ok: true; chargedKrw: number; balanceKrw: number; allowance?: SpendAllowance } | Failure>;
+    logRow?: RequestLogRow,
+  ): Promise<{ ok: true; chargedKrw: number; balanceKrw: number; allowance?: SpendAllowance; logged?: boolean } | Failure>;
   release(requestId: string): Promise<void>;
   balances(orgId: string): Promise<{ balanceKrw: number; availableKrw: number }>;
   /** Takes one free call; remaining is what is left after this one. */

@@ -24,7 +24,7 @@ import type { GatewayDeps, GatewayObserver } from "./deps.ts";
 import type { KeyContext, RequestLogRow } from "./ports.ts";
 import type { SpendAllowance } from "../billing/spend-allowance.ts";
 import type { ProductJob } from "../product/job.ts";
-import { successResponse, wantsJson } from "./reply.ts";
+import { SUCCESS_STATUS, successResponse, wantsJson } from "./reply.ts";
 import { callProduct } from "./upstream.ts";
 import { captureSettled } from "./capture.ts";
 import { rateLimitHeaders, TEST_PER_MINUTE, TEST_WINDOW_MS, testMinuteKey } from "./rate-headers.ts";
@@ -52,6 +52,8 @@ interface CallState {
   allowance?: SpendAllowance;
   /** False for a refusal no app can be named for: the access log line is its only record. */
   logRow: boolean;
+  /** The row as a success was written by the charge's own statement (settle.ts). */
+  loggedWithCharge?: boolean;
 }
 
 export function registerRemoveBg(app: Hono<AppEnv>, deps: GatewayDeps, guard: InvalidKeyGuard): void {
@@ -89,6 +91,8 @@ export function registerRemoveBg(app: Hono<AppEnv>, deps: GatewayDeps, guard: In
     if (ctx.key) await stampRateLimit(res, ctx.key, ctx.allowance, deps);
     ctx.row.status = res.status;
     if (!ctx.logRow) return res;
+    // Written again only if the answer changed after the charge (an error on the way out).
+    if (ctx.loggedWithCharge && res.status === SUCCESS_STATUS && ctx.row.errorCode === undefined) return res;
     await writeLogRow(deps.ports.logRequest, ctx.row, deps.sleep).catch((err: unknown) => {
       deps.log({ level: "error", msg: "request log write failed", requestId, err: err instanceof Error ? err.message : String(err) });
       // A charged call's row is the customer's record of the charge: the reconciler writes
@@ -223,7 +227,11 @@ async function handle(req: Request, env: unknown, ctx: CallState, deps: GatewayD
     const price = Math.min(reserved, priceForPixels(outcome.image.width * outcome.image.height));
     // Asked again while the store is away, up to the deadline: a lost reply may hide a charge that stands.
     const retry = { deadlineAt: ctx.receivedAt + deps.settings.deadlineMs, now: deps.now, sleep: deps.sleep };
-    const charge = await timed(deps, "capture", () => captureSettled((id, krw) => deps.ports.capture(id, krw, key), ctx.requestId, price, retry));
+    // The row rides in the capture's statement as the success it is about to be.
+    const asSuccess = { ...ctx.row, status: SUCCESS_STATUS };
+    const charge = await timed(deps, "capture", () =>
+      captureSettled((id, krw) => deps.ports.capture(id, krw, key, asSuccess), ctx.requestId, price, retry),
+    );
     if (charge.kind === "refused") {
       // The ledger says why (the hold had already been released or is gone): certainly not charged.
       deps.log({ level: "error", msg: "capture refused", requestId: ctx.requestId, code: charge.refusal.code, err: charge.refusal.title });
@@ -239,6 +247,7 @@ async function handle(req: Request, env: unknown, ctx: CallState, deps: GatewayD
       ctx.headers[H.chargedKrw] = String(charge.charge.chargedKrw);
       ctx.headers[H.balanceKrw] = String(charge.charge.balanceKrw);
       ctx.allowance = charge.charge.allowance;
+      ctx.loggedWithCharge = charge.charge.logged === true;
     } else {
       // The work is done and may be charged: delivered with the price the reconciler
       // will capture (the balance after it is unknown, so that header is left out).

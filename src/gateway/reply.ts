@@ -10,6 +10,9 @@ export function wantsJson(accept: string | null): boolean {
   return /application\/json/i.test(accept) && !/image\//i.test(accept);
 }
 
+/** The status of every success answer (also what a charged call's row says from its capture, removebg.ts). */
+export const SUCCESS_STATUS = 200;
+
 export function successResponse(requestId: string, image: ProductImage, extra: Record<string, string>, json: boolean): Response {
   const headers: Record<string, string> = { ...extra, ...imageHeaders(requestId, image) };
   if (json) {
@@ -22,9 +25,9 @@ export function successResponse(requestId: string, image: ProductImage, extra: R
         foreground_height: image.foreground.height,
       },
     };
-    return new Response(JSON.stringify(body), { status: 200, headers: { ...headers, "content-type": "application/json; charset=utf-8" } });
+    return new Response(JSON.stringify(body), { status: SUCCESS_STATUS, headers: { ...headers, "content-type": "application/json; charset=utf-8" } });
   }
-  return new Response(image.png, { status: 200, headers: { ...headers, "content-type": "image/png" } });
+  return new Response(image.png, { status: SUCCESS_STATUS, headers: { ...headers, "content-type": "image/png" } });
 }
 
 function base64(bytes: Uint8Array): string {

@@ -26,10 +26,16 @@ export function gatewayPorts(s: {
     lookupKey: async (text) => toKeyLookup(await s.keys.lookup(text)),
     touchKey: (keyId) => s.keys.touch(keyId),
     reserve: (h) => s.billing.reserve(h),
-    async capture(requestId, amountKrw, key) {
-      const c = await s.billing.capture(requestId, amountKrw);
+    async capture(requestId, amountKrw, key, logRow) {
+      const c = await s.billing.capture(requestId, amountKrw, logRow);
       if (!c.ok) return c;
-      const r = { ok: true as const, chargedKrw: c.chargedKrw, balanceKrw: c.balanceKrw, allowance: spendAllowanceOf(c.spendAfter, key.spendLimits, c.spendAfter.at) };
+      const r = {
+        ok: true as const,
+        chargedKrw: c.chargedKrw,
+        balanceKrw: c.balanceKrw,
+        allowance: spendAllowanceOf(c.spendAfter, key.spendLimits, c.spendAfter.at),
+        logged: c.logged,
+      };
       if (!key.lowBalanceWatched) return r;
       // The low-balance e-mail never fails or repeats the paid call it follows.
       await notifyLowBalance({ db: s.db, mailer: s.mailer, publicUrl: s.config.PUBLIC_URL, log }, requestId).catch((err: unknown) =>
