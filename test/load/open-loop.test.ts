@@ -142,6 +142,27 @@ test("a request left unanswered times out; the slot carries on with a fresh sock
   );
 });
 
+test("latency counts from the scheduled time: requests waiting (FIFO) behind a slow answer show the wait", async () => {
+  const order: number[] = [];
+  await withServer(
+    async (req, res, n) => {
+      await readBody(req);
+      order.push(n);
+      setTimeout(() => res.writeHead(200, { "content-length": "0" }).end(), n === 0 ? 400 : 0);
+    },
+    async (url) => {
+      // One socket at 100/s: requests 1 to about 39 fall due while request 0 is out.
+      const r = await runOpenLoop(base(url, { rate: 100, seconds: 0.5, connections: 1 }));
+      assert.deepEqual(r.byStatus, { 200: 50 });
+      assert.ok(r.latency.p99 >= 390, `p99 ${r.latency.p99}`);
+      // Counted from the actual send, the median would be about a millisecond.
+      assert.ok(r.latency.p50 >= 100, `p50 ${r.latency.p50} includes the wait`);
+      assert.ok(r.sendLagP99 >= 300, `send lag ${r.sendLagP99}`);
+    },
+  );
+  assert.deepEqual(order, Array.from({ length: 50 }, (_, i) => i), "sent in schedule order");
+});
+
 test("the warm-up is sent but left out of the figures; per-second p99 shows it", async () => {
   let requests = 0;
   await withServer(

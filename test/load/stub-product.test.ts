@@ -85,6 +85,19 @@ test("pipelined requests (Content-Length, chunked, no body) are answered in orde
   assert.equal(text.match(/HTTP\/1\.1 200 OK/g)?.length, 3);
 });
 
+test("a request is answered only once its whole body has arrived", async () => {
+  const socket = connect(Number(new URL(stub.url).port), "127.0.0.1");
+  let text = "";
+  socket.on("data", (d: Buffer) => (text += d.toString("latin1")));
+  socket.write("POST / HTTP/1.1\r\nhost: stub\r\ncontent-length: 4\r\n\r\nab");
+  await new Promise((r) => setTimeout(r, 100));
+  assert.equal(text, "", "nothing before the body's end");
+  socket.write("cd");
+  for (let i = 0; i < 100 && !text.endsWith(PNG.toString("latin1")); i++) await new Promise((r) => setTimeout(r, 10));
+  socket.destroy();
+  assert.match(text, /^HTTP\/1\.1 200 OK\r\n/);
+});
+
 test("a malformed request: 400 after the answers owed, then the connection closes", async () => {
   const { text, closed } = await exchange("POST / HTTP/1.1\r\nhost: stub\r\nx-pd-request-id: ok\r\ncontent-length: 0\r\n\r\nPOST / HTTP/1.1\r\ntransfer-encoding: gzip\r\n\r\n");
   assert.ok(closed);
