@@ -41,6 +41,7 @@ const CHUNKED =
   "HTTP/1.1 201 Created\r\nTransfer-Encoding: chunked\r\nContent-Type: text/plain\r\n\r\n" +
   "5\r\nhello\r\n" +
   "A ; name=value;x\r\n0123456789\r\n" +
+  "1a\r\nabcdefghijklmnopqrstuvwxyz\r\n" + // two hex digits: 26 bytes
   "1\r\n\r\r\n" + // a chunk holding a CR, so a CR inside data is not taken as framing
   "00\r\n" +
   "X-Checksum: abc\r\nX-Other: 1\r\n\r\n";
@@ -90,6 +91,7 @@ test("two responses back to back in one chunk, and split at every byte", () => {
   const both = LENGTH + CHUNKED;
   assert.deepEqual(parse([both]), { responses: [[200, true], [201, true]] });
   for (const parts of splits(both)) assert.deepEqual(parse(parts), { responses: [[200, true], [201, true]] }, JSON.stringify(parts));
+  assert.deepEqual(parse([CHUNKED + CHUNKED]), { responses: [[201, true], [201, true]] });
   const three = CHUNKED + LENGTH + "HTTP/1.1 404 Not Found\r\ncontent-length: 2\r\n\r\n{}";
   assert.deepEqual(parse([three]), { responses: [[201, true], [200, true], [404, true]] });
 });
@@ -139,6 +141,7 @@ test("malformed responses are errors, and the parser stays failed", () => {
     ["an empty chunk size", "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n\r\n"],
     ["a chunk size with a bare LF", "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\nhello\r\n"],
     ["chunk data longer than its size", "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhelloXX\r\n0\r\n\r\n"],
+    ["chunk data followed by LF without CR", "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhelloX\n0\r\n\r\n"],
     ["a bare LF after the last chunk", "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\n"],
     ["a huge chunk size", "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nffffffffffffff\r\n"],
     ["101", "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\n\r\n"],

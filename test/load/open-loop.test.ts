@@ -51,7 +51,7 @@ const base = (url: string, over: Partial<OpenLoopOptions> = {}): OpenLoopOptions
   ...over,
 });
 
-test("every request once, with its slot's headers and body and its own fields; answers of every framing counted", async () => {
+test("every request once, with its slot's headers and body and its own fields; answers of every framing counted", { timeout: 30_000 }, async () => {
   const seen: Seen[] = [];
   const sockets = new Map<object, number>();
   await withServer(
@@ -91,10 +91,13 @@ test("every request once, with its slot's headers and body and its own fields; a
   for (const s of seen) assert.equal(s.socket, seen.find((t) => t.key === s.key)!.socket, "a slot keeps its socket");
 });
 
-test("a server that closes after some answers (Connection: close, or an answer that runs to the close): every request still answered", async () => {
+test("a server that closes after some answers (Connection: close, or an answer that runs to the close): every request still answered", { timeout: 30_000 }, async () => {
   await withServer(
     async (req, res, n) => {
       await readBody(req);
+      // Answers slower than the schedule: requests queue, and each goes out the moment
+      // its slot's answer is read, before the server's close has arrived.
+      await new Promise((r) => setTimeout(r, 15));
       if (n % 3 === 0) res.writeHead(200, { connection: "close", "content-length": "1" }).end("x");
       else if (n % 3 === 1) {
         // No length, no chunking: the body ends when the server closes the connection.
@@ -102,14 +105,14 @@ test("a server that closes after some answers (Connection: close, or an answer t
       } else res.writeHead(200, { "content-length": "1" }).end("y");
     },
     async (url) => {
-      const r = await runOpenLoop(base(url, { seconds: 0.3 }));
+      const r = await runOpenLoop(base(url, { seconds: 0.3, connections: 2 }));
       assert.deepEqual(r.byStatus, { 200: 60 });
       assert.equal(r.errors, 0);
     },
   );
 });
 
-test("a server that drops the connection or answers garbage: an error, and the slot's next request goes on a fresh socket", async () => {
+test("a server that drops the connection or answers garbage: an error, and the slot's next request goes on a fresh socket", { timeout: 30_000 }, async () => {
   await withServer(
     async (req, res, n) => {
       await readBody(req);
@@ -126,7 +129,7 @@ test("a server that drops the connection or answers garbage: an error, and the s
   );
 });
 
-test("a request left unanswered times out; the slot carries on with a fresh socket", async () => {
+test("a request left unanswered times out; the slot carries on with a fresh socket", { timeout: 30_000 }, async () => {
   await withServer(
     async (req, res, n) => {
       await readBody(req);
@@ -142,7 +145,7 @@ test("a request left unanswered times out; the slot carries on with a fresh sock
   );
 });
 
-test("latency counts from the scheduled time: requests waiting (FIFO) behind a slow answer show the wait", async () => {
+test("latency counts from the scheduled time: requests waiting (FIFO) behind a slow answer show the wait", { timeout: 30_000 }, async () => {
   const order: number[] = [];
   await withServer(
     async (req, res, n) => {
@@ -163,7 +166,7 @@ test("latency counts from the scheduled time: requests waiting (FIFO) behind a s
   assert.deepEqual(order, Array.from({ length: 50 }, (_, i) => i), "sent in schedule order");
 });
 
-test("the warm-up is sent but left out of the figures; per-second p99 shows it", async () => {
+test("the warm-up is sent but left out of the figures; per-second p99 shows it", { timeout: 30_000 }, async () => {
   let requests = 0;
   await withServer(
     async (req, res) => {
@@ -184,7 +187,7 @@ test("the warm-up is sent but left out of the figures; per-second p99 shows it",
   assert.equal(requests, 150);
 });
 
-test("a server that is not there: every request an error, none answered", async () => {
+test("a server that is not there: every request an error, none answered", { timeout: 30_000 }, async () => {
   const server = createServer();
   await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
   const port = (server.address() as AddressInfo).port;

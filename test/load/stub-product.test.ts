@@ -45,7 +45,7 @@ function exchange(raw: string, until?: RegExp): Promise<{ text: string; closed: 
   });
 }
 
-test("the gateway's client gets 200, the PNG, its size headers and its request id, on a kept-alive socket", async () => {
+test("the gateway's client gets 200, the PNG, its size headers and its request id, on a kept-alive socket", { timeout: 10_000 }, async () => {
   const agent = new Agent({ keepAlive: true, maxSockets: 1 });
   const a = await post(agent, { "x-pd-request-id": "req-a", "content-type": "multipart/form-data; boundary=x" }, Buffer.alloc(5000, 7));
   const b = await post(agent, { "x-pd-request-id": "req-b" }, Buffer.alloc(10));
@@ -74,7 +74,7 @@ test("the gateway's client gets 200, the PNG, its size headers and its request i
   assert.equal(c.headers["x-pd-request-id"], "", "no request id: an empty one, as before");
 });
 
-test("pipelined requests (Content-Length, chunked, no body) are answered in order", async () => {
+test("pipelined requests (Content-Length, chunked, no body) are answered in order", { timeout: 10_000 }, async () => {
   const raw =
     "POST / HTTP/1.1\r\nhost: stub\r\nx-pd-request-id: one\r\ncontent-length: 3\r\n\r\nabc" +
     "POST / HTTP/1.1\r\nhost: stub\r\nx-pd-request-id: two\r\ntransfer-encoding: chunked\r\n\r\n3\r\nabc\r\n0\r\n\r\n" +
@@ -85,7 +85,7 @@ test("pipelined requests (Content-Length, chunked, no body) are answered in orde
   assert.equal(text.match(/HTTP\/1\.1 200 OK/g)?.length, 3);
 });
 
-test("a request is answered only once its whole body has arrived", async () => {
+test("a request is answered only once its whole body has arrived", { timeout: 10_000 }, async () => {
   const socket = connect(Number(new URL(stub.url).port), "127.0.0.1");
   let text = "";
   socket.on("data", (d: Buffer) => (text += d.toString("latin1")));
@@ -98,20 +98,20 @@ test("a request is answered only once its whole body has arrived", async () => {
   assert.match(text, /^HTTP\/1\.1 200 OK\r\n/);
 });
 
-test("a malformed request: 400 after the answers owed, then the connection closes", async () => {
+test("a malformed request: 400 after the answers owed, then the connection closes", { timeout: 10_000 }, async () => {
   const { text, closed } = await exchange("POST / HTTP/1.1\r\nhost: stub\r\nx-pd-request-id: ok\r\ncontent-length: 0\r\n\r\nPOST / HTTP/1.1\r\ntransfer-encoding: gzip\r\n\r\n");
   assert.ok(closed);
   assert.match(text, /^HTTP\/1\.1 200 OK\r\n[^]*x-pd-request-id: ok\r\n[^]*HTTP\/1\.1 400 Bad Request\r\n/);
 });
 
-test("Connection: close is answered, then the connection closes", async () => {
+test("Connection: close is answered, then the connection closes", { timeout: 10_000 }, async () => {
   const { text, closed } = await exchange("POST / HTTP/1.1\r\nhost: stub\r\nconnection: close\r\ncontent-length: 1\r\n\r\nx");
   assert.ok(closed);
   assert.match(text, /^HTTP\/1\.1 200 OK\r\n[^]*connection: close\r\n/i);
   assert.ok(text.endsWith(PNG.toString("latin1")));
 });
 
-test("SIGTERM: the stub exits, with an idle kept-alive connection open", async () => {
+test("SIGTERM: the stub exits, with an idle kept-alive connection open", { timeout: 10_000 }, async () => {
   const own = await startChildServer("test/load/stub-product.ts", ["5"]);
   const agent = new Agent({ keepAlive: true });
   const saved = stub;
