@@ -40,6 +40,8 @@ export async function captureHold(db: Db, now: number, requestId: string, amount
     params.push(...row.params);
     sql = `WITH c AS MATERIALIZED (${sql}), logged AS (${row.sql}) SELECT * FROM c`;
   }
+  // Prepared once per connection (one name per text): every paid call runs it, and the
+  // text with the log row's upsert is the longest statement of the call to parse and plan.
   const rows = await db.query<{
     outcome: string;
     charged: number | null;
@@ -47,7 +49,7 @@ export async function captureHold(db: Db, now: number, requestId: string, amount
     org_day: number | null;
     app_day: number | null;
     app_month: number | null;
-  }>(sql, params);
+  }>(sql, params, { prepare: logRow ? "pd_capture_logged" : "pd_capture" });
   const r = rows[0];
   switch (r?.outcome) {
     case "ok":
