@@ -12,15 +12,14 @@
 // Empty lines before a request line are skipped (RFC 9112 §2.2). Once a request asks
 // to close the connection, nothing after it is read. After a malformed input the
 // parser reports nothing more; the stub answers 400 and closes.
-import { ChunkedBody } from "./http1-chunked.ts";
+import { BodySkip } from "./http1-body.ts";
 import { contentLength, HeadReader, hasToken, lastToken, ParseError, readHead } from "./http1-head.ts";
 
 const HEAD = 0;
-const LENGTH = 1;
-const CHUNKED = 2;
+const BODY = 1;
 /** After a request that closes the connection: the rest is ignored. */
-const CLOSED = 3;
-const FAILED = 4;
+const CLOSED = 2;
+const FAILED = 3;
 
 const REQUEST_LINE = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+ [^ ]+ HTTP\/1\.([01])$/;
 
@@ -42,8 +41,7 @@ export interface RequestHandlers {
 export class Http1RequestParser {
   private state = HEAD;
   private readonly head = new HeadReader();
-  private readonly chunked = new ChunkedBody();
-  private remaining = 0;
+  private readonly body = new BodySkip();
   private facts: RequestFacts = { requestId: "", keepAlive: true };
   private error = "";
   // The fields of the head being read (readHead's callback writes them).
@@ -88,15 +86,8 @@ export class Http1RequestParser {
             this.startRequest(this.head.text);
             break;
           }
-          case LENGTH: {
-            const take = Math.min(this.remaining, data.length - pos);
-            pos += take;
-            this.remaining -= take;
-            if (this.remaining === 0) this.complete();
-            break;
-          }
-          case CHUNKED: {
-            const next = this.chunked.skip(data, pos);
+          case BODY: {
+            const next = this.body.skip(data, pos);
             if (next < 0) return undefined;
             pos = next;
             this.complete();
@@ -128,10 +119,11 @@ export class Http1RequestParser {
     if (this.encoding !== undefined) {
       if (this.length >= 0) throw new ParseError("both transfer-encoding and content-length");
       if (lastToken(this.encoding) !== "chunked") throw new ParseError("transfer-encoding without chunked last");
-      this.state = CHUNKED;
+      this.body.chunkedNext();
+      this.state = BODY;
     } else if (this.length > 0) {
-      this.remaining = this.length;
-      this.state = LENGTH;
+      this.body.counted(this.length);
+      this.state = BODY;
     } else return this.complete();
     if (this.expect.toLowerCase() === "100-continue") this.handlers.onContinue();
   }

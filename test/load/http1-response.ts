@@ -17,16 +17,15 @@
 // A response is "keep-alive" unless it says `Connection: close`, is HTTP/1.0 without
 // `Connection: keep-alive`, or ends at the close; bytes after a response that is not
 // keep-alive are malformed. After a malformed input the parser reports nothing more.
-import { ChunkedBody } from "./http1-chunked.ts";
+import { BodySkip } from "./http1-body.ts";
 import { contentLength, HeadReader, hasToken, lastToken, ParseError, readHead } from "./http1-head.ts";
 
 const HEAD = 0;
-const LENGTH = 1;
-const CHUNKED = 2;
-const UNTIL_CLOSE = 3;
+const BODY = 1;
+const UNTIL_CLOSE = 2;
 /** After a response that closes the connection: nothing more may come. */
-const CLOSED = 4;
-const FAILED = 5;
+const CLOSED = 3;
+const FAILED = 4;
 
 const STATUS_LINE = /^HTTP\/1\.([01]) ([1-5]\d\d)(?: [^\r\n]*)?$/;
 
@@ -36,8 +35,7 @@ export type OnResponse = (status: number, keepAlive: boolean) => void;
 export class Http1ResponseParser {
   private state = HEAD;
   private readonly head = new HeadReader();
-  private readonly chunked = new ChunkedBody();
-  private remaining = 0;
+  private readonly body = new BodySkip();
   private status = 0;
   private keepAlive = true;
   private error = "";
@@ -75,15 +73,8 @@ export class Http1ResponseParser {
             this.startResponse(this.head.text);
             break;
           }
-          case LENGTH: {
-            const take = Math.min(this.remaining, data.length - pos);
-            pos += take;
-            this.remaining -= take;
-            if (this.remaining === 0) this.complete();
-            break;
-          }
-          case CHUNKED: {
-            const next = this.chunked.skip(data, pos);
+          case BODY: {
+            const next = this.body.skip(data, pos);
             if (next < 0) return undefined;
             pos = next;
             this.complete();
@@ -132,15 +123,16 @@ export class Http1ResponseParser {
     if (this.encoding !== undefined) {
       if (this.length >= 0) throw new ParseError("both transfer-encoding and content-length");
       if (lastToken(this.encoding) === "chunked") {
-        this.state = CHUNKED;
+        this.body.chunkedNext();
+      this.state = BODY;
         return;
       }
       return this.untilClose();
     }
     if (this.length < 0) return this.untilClose();
     if (this.length === 0) return this.complete();
-    this.remaining = this.length;
-    this.state = LENGTH;
+    this.body.counted(this.length);
+    this.state = BODY;
   }
 
   private untilClose(): void {
