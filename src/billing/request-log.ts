@@ -115,11 +115,13 @@ const UPSERT_ONE = upsertSql(1);
  * when `when` (an SQL condition on `source`) holds, with charged_krw taken from
  * `chargedSql` instead of the row. Its parameters are numbered from `$firstParam`.
  */
+/** charged_krw's place in COLUMNS, and so in rowParams. */
+const CHARGED = COLUMNS.split(", ").indexOf("charged_krw");
+
 export function rowUpsertFrom(
   row: RequestLogRow,
   o: { source: string; when: string; chargedSql: string; firstParam: number },
 ): { sql: string; params: unknown[] } {
-  const CHARGED = 9; // charged_krw's place in rowParams and COLUMNS
   const params = rowParams(row).filter((_, i) => i !== CHARGED);
   const values = params.map((_, i) => `$${o.firstParam + i}`);
   values.splice(CHARGED, 0, o.chargedSql);
