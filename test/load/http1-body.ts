@@ -1,6 +1,7 @@
-// Where a message body of known framing ends, shared by the request parser (the
-// stand-in product) and the response parser (the open loop): a Content-Length count
-// of bytes, or a chunked body (http1-chunked.ts). The bytes are skipped, never kept.
+// Where a message body of known framing ends, for both load-tool parsers (through
+// http1-message.ts: the stand-in's requests, the open loop's responses): a
+// Content-Length count of bytes, or a chunked body (http1-chunked.ts). The bytes are
+// skipped, never kept.
 import { ChunkedBody } from "./http1-chunked.ts";
 
 export class BodySkip {

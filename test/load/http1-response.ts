@@ -17,82 +17,30 @@
 // A response is "keep-alive" unless it says `Connection: close`, is HTTP/1.0 without
 // `Connection: keep-alive`, or ends at the close; bytes after a response that is not
 // keep-alive are malformed. After a malformed input the parser reports nothing more.
-import { BodySkip } from "./http1-body.ts";
-import { contentLength, HeadReader, hasToken, lastToken, ParseError, readHead } from "./http1-head.ts";
+import { HEAD, Http1MessageParser } from "./http1-message.ts";
+import { hasToken, ParseError } from "./http1-head.ts";
 
-const HEAD = 0;
-const BODY = 1;
+/** After a response whose body runs to the close: the close ends it (`finish`). */
 const UNTIL_CLOSE = 2;
 /** After a response that closes the connection: nothing more may come. */
 const CLOSED = 3;
-const FAILED = 4;
 
 const STATUS_LINE = /^HTTP\/1\.([01]) ([1-5]\d\d)(?: [^\r\n]*)?$/;
 
 /** Called for each complete final response, in order. */
 export type OnResponse = (status: number, keepAlive: boolean) => void;
 
-export class Http1ResponseParser {
-  private state = HEAD;
-  private readonly head = new HeadReader();
-  private readonly body = new BodySkip();
+export class Http1ResponseParser extends Http1MessageParser {
   private status = 0;
   private keepAlive = true;
-  private error = "";
-  // The fields of the head being read (readHead's callback writes them).
-  private length = -1;
-  private encoding: string | undefined;
-  private connection = "";
-  private readonly onField = (name: string, value: string) => {
-    if (name === "content-length") this.length = contentLength(value, this.length);
-    else if (name === "transfer-encoding") this.encoding = this.encoding === undefined ? value : `${this.encoding}, ${value}`;
-    else if (name === "connection") this.connection = this.connection ? `${this.connection}, ${value}` : value;
-  };
 
-  constructor(private readonly onResponse: OnResponse) {}
+  constructor(private readonly onResponse: OnResponse) {
+    super();
+  }
 
   /** Whether nothing of a response has been read since the last one ended. */
   get idle(): boolean {
     return this.state === HEAD && !this.head.partial;
-  }
-
-  /**
-   * Feeds the bytes that arrived. Returns undefined, or the reason the input is
-   * malformed (then, and for every later call, the parser reports nothing more).
-   */
-  push(data: Buffer): string | undefined {
-    if (this.state === FAILED) return this.error;
-    try {
-      let pos = 0;
-      while (pos < data.length) {
-        switch (this.state) {
-          case HEAD: {
-            const next = this.head.take(data, pos);
-            if (next < 0) return undefined;
-            pos = next;
-            this.startResponse(this.head.text);
-            break;
-          }
-          case BODY: {
-            const next = this.body.skip(data, pos);
-            if (next < 0) return undefined;
-            pos = next;
-            this.complete();
-            break;
-          }
-          case UNTIL_CLOSE:
-            return undefined;
-          case CLOSED:
-            throw new ParseError("data after a response that closes the connection");
-        }
-      }
-      return undefined;
-    } catch (err) {
-      if (!(err instanceof ParseError)) throw err;
-      this.state = FAILED;
-      this.error = err.message;
-      return this.error;
-    }
   }
 
   /**
@@ -106,11 +54,13 @@ export class Http1ResponseParser {
     return ended;
   }
 
-  private startResponse(head: string): void {
-    this.length = -1;
-    this.encoding = undefined;
-    this.connection = "";
-    const m = STATUS_LINE.exec(readHead(head, this.onField));
+  protected afterLast(): undefined {
+    if (this.state === UNTIL_CLOSE) return undefined; // body bytes until the close
+    throw new ParseError("data after a response that closes the connection");
+  }
+
+  protected start(head: string): void {
+    const m = STATUS_LINE.exec(this.startLine(head));
     if (!m) throw new ParseError("bad status line");
     const status = Number(m[2]);
     if (status < 200) {
@@ -120,27 +70,15 @@ export class Http1ResponseParser {
     this.status = status;
     this.keepAlive = m[1] === "1" ? !hasToken(this.connection, "close") : hasToken(this.connection, "keep-alive");
     if (status === 204 || status === 304) return this.complete();
-    if (this.encoding !== undefined) {
-      if (this.length >= 0) throw new ParseError("both transfer-encoding and content-length");
-      if (lastToken(this.encoding) === "chunked") {
-        this.body.chunkedNext();
-      this.state = BODY;
-        return;
-      }
-      return this.untilClose();
-    }
-    if (this.length < 0) return this.untilClose();
-    if (this.length === 0) return this.complete();
-    this.body.counted(this.length);
-    this.state = BODY;
-  }
-
-  private untilClose(): void {
+    const framing = this.framing();
+    if (framing === "chunked" || framing === "counted") return this.readBody(framing);
+    if (framing === "empty") return this.complete();
+    // Another final coding, or no framing at all: the body runs to the close.
     this.keepAlive = false;
     this.state = UNTIL_CLOSE;
   }
 
-  private complete(): void {
+  protected complete(): void {
     // The state is set before the call, which may send the next request.
     this.state = this.keepAlive ? HEAD : CLOSED;
     this.onResponse(this.status, this.keepAlive);
