@@ -10,6 +10,7 @@
 import type { IdempotencyClaims } from "../billing/idempotency.ts";
 import { fail, type Failure } from "../http/api-error.ts";
 import { H } from "../http/headers.ts";
+import type { Form } from "../http/multipart.ts";
 
 export const IDEMPOTENCY_HEADER = H.idempotencyKey;
 export const REPLAYED_HEADER = H.replayed;
@@ -41,10 +42,10 @@ export function readIdempotencyKey(headers: Headers): { ok: true; key: string | 
  * and values, the image compared by its SHA-256. Order and the multipart boundary do
  * not matter (a client building the form again gets a new boundary).
  */
-export async function requestFingerprint(kind: "test" | "live", form: FormData): Promise<string> {
+export async function requestFingerprint(kind: "test" | "live", form: Form): Promise<string> {
   const parts: string[] = [];
-  for (const [name, value] of form.entries()) {
-    const v = typeof value === "string" ? `s:${value.trim()}` : `f:${await sha256Hex(new Uint8Array(await value.arrayBuffer()))}`;
+  for (const [name, value] of form.entries) {
+    const v = typeof value === "string" ? `s:${value.trim()}` : `f:${await sha256Hex(value.bytes)}`;
     parts.push(`${name}=${v}`);
   }
   parts.sort();
@@ -86,7 +87,7 @@ export interface Claim {
  */
 export async function claimIdempotency(
   req: Request,
-  c: { appId: string; kind: "test" | "live"; form: FormData; leaseMs: number },
+  c: { appId: string; kind: "test" | "live"; form: Form; leaseMs: number },
   r: ClaimingRequest,
   port: IdempotencyPort,
   log: (e: Record<string, unknown>) => void,

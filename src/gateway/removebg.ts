@@ -167,9 +167,9 @@ async function handle(req: Request, env: unknown, ctx: CallState, deps: GatewayD
   const body = await readBodyCapped(req, MAX_BODY_BYTES);
   if (!body.ok) return reject(body);
   const contentType = req.headers.get("content-type");
-  const form = await parseMultipart(body.bytes, contentType);
+  const form = parseMultipart(body.bytes, contentType);
   if (!form.ok) return reject(form);
-  const params = await readRemoveParams(form.form);
+  const params = readRemoveParams(form.form);
   if (!params.ok) return reject(params);
 
   const forced = forcedSize(key.kind);

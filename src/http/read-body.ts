@@ -2,6 +2,7 @@
 // length is refused as soon as it passes the cap, and the rest is never buffered; one
 // that announces more than the cap is refused before any of it is read.
 import { fail, type Failure } from "./api-error.ts";
+import { boundaryOf, parseForm, type Form } from "./multipart.ts";
 
 export const MAX_BODY_BYTES = 12_000_000;
 
@@ -73,9 +74,10 @@ async function readAnnounced(req: Request, maxBytes: number): Promise<{ ok: true
 
 const unreadable = () => fail("invalid_parameter", "The request body could not be read completely");
 
-/** Parses multipart/form-data bytes; anything unreadable is 400 invalid_parameter. */
-export async function parseMultipart(bytes: Uint8Array<ArrayBuffer>, contentType: string | null): Promise<{ ok: true; form: FormData } | Failure> {
-  if (!contentType || !/^multipart\/form-data\s*;/i.test(contentType) || !/boundary=/i.test(contentType)) {
+/** Parses multipart/form-data bytes (multipart.ts); anything unreadable is 400 invalid_parameter. */
+export function parseMultipart(bytes: Uint8Array<ArrayBuffer>, contentType: string | null): { ok: true; form: Form } | Failure {
+  const boundary = contentType && /^multipart\/form-data\s*;/i.test(contentType) ? boundaryOf(contentType) : undefined;
+  if (boundary === undefined) {
     // Clients of the mirrored API send image_url / image_file_b64 as JSON or a plain
     // form: name the unsupported parameter rather than only "not multipart".
     const sent = otherFormParameters(bytes, contentType);
@@ -84,12 +86,8 @@ export async function parseMultipart(bytes: Uint8Array<ArrayBuffer>, contentType
     }
     return fail("invalid_parameter", "The request must be multipart/form-data with a boundary");
   }
-  try {
-    const form = await new Response(bytes, { headers: { "content-type": contentType } }).formData();
-    return { ok: true, form };
-  } catch {
-    return fail("invalid_parameter", "The multipart body could not be read");
-  }
+  const form = parseForm(bytes, boundary);
+  return form ? { ok: true, form } : fail("invalid_parameter", "The multipart body could not be read");
 }
 
 /** Parameter names of a JSON object or urlencoded body (empty when it is neither). */

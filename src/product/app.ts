@@ -42,9 +42,9 @@ export function createProductApp(deps: ProductDeps, runner: JobRunner = createJo
     try {
       const body = await readBodyCapped(req, MAX_BODY_BYTES);
       if (!body.ok) return reply(body);
-      const form = await parseMultipart(body.bytes, req.headers.get("content-type"));
+      const form = parseMultipart(body.bytes, req.headers.get("content-type"));
       if (!form.ok) return reply(form);
-      params = await readRemoveParams(form.form);
+      params = readRemoveParams(form.form);
       if (!params.ok) return reply(params);
     } finally {
       deps.receiveBudget.give(expected);

@@ -7,6 +7,7 @@
 import { fail, type Failure } from "../http/api-error.ts";
 import { parseColour, type Colour } from "../imaging/index.ts";
 import { isSize, SIZES, type Size } from "../imaging/tiers.ts";
+import type { Form } from "../http/multipart.ts";
 
 /** size: the tier rule and its names live in src/imaging/tiers.ts. */
 export { SIZES, type Size };
@@ -40,7 +41,7 @@ const INVALID_PARTS = new Set(["crop_margin"]);
 const KNOWN_PARTS = new Set(["image_file", "size", "type", "format", "semitransparency", "crop", "channels", "bg_color"]);
 const oneOf = (words: readonly string[], v: string) => words.includes(v);
 
-function textOf(form: FormData, name: string): string | undefined | Failure {
+function textOf(form: Form, name: string): string | undefined | Failure {
   const all = form.getAll(name);
   if (all.length === 0) return undefined;
   if (all.length > 1) return fail("invalid_parameter", `Parameter ${name} was sent more than once`);
@@ -53,8 +54,8 @@ const isFailure = (v: unknown): v is Failure =>
   typeof v === "object" && v !== null && (v as Failure).ok === false;
 
 /** Validates the parts of a removebg form. The image bytes are read from the file part. */
-export async function readRemoveParams(form: FormData): Promise<({ ok: true } & RemoveParams) | Failure> {
-  for (const name of new Set(form.keys())) {
+export function readRemoveParams(form: Form): ({ ok: true } & RemoveParams) | Failure {
+  for (const name of form.names()) {
     if (UNSUPPORTED_PARTS.has(name)) return fail("unsupported_parameter", `Parameter ${name} is not supported; send the image as image_file`);
     if (INVALID_PARTS.has(name)) return fail("invalid_parameter", `Parameter ${name} is not supported`);
     if (!KNOWN_PARTS.has(name)) return fail("unsupported_parameter", `Parameter ${name} is not supported`);
@@ -107,7 +108,8 @@ export async function readRemoveParams(form: FormData): Promise<({ ok: true } & 
   if (files.length > 1) return fail("invalid_parameter", "Send exactly one image_file");
   const file = files[0];
   if (typeof file === "string") return fail("invalid_parameter", "image_file must be a file part");
-  const image = new Uint8Array(await file.arrayBuffer());
+  // A copy, so the image owns its buffer: the in-process product moves it to a worker.
+  const image = file.bytes.slice();
   if (image.length === 0) return fail("invalid_parameter", "image_file is empty");
 
   return {
