@@ -33,12 +33,18 @@ export const REDACT_PATHS: readonly string[] = [
 ];
 
 /**
- * A logger at `level` writing to stdout (synchronously, so the last lines before
- * process.exit are not lost), or to `dest` when given (tests write into a buffer).
+ * A logger at `level` writing to stdout, or to `dest` when given (tests write into a
+ * buffer). Stdout is written asynchronously: a line goes out at once when no write is
+ * in flight, and lines that come while one is wait and leave together. A synchronous
+ * write per line was about 5 % of the gateway's CPU under the paid load (issue 14), most
+ * of it the pipe waking its reader once per line. What is waiting is written
+ * synchronously at process exit (pino's exit hook: process.exit, an uncaught error, the
+ * end of the event loop), so only a SIGKILL or a crash of the runtime itself loses the
+ * lines of one write (test/observability/logger-exit.test.ts).
  */
 export function createLogger(level: LogLevel, dest?: DestinationStream | ((line: string) => void)): Log {
   const stream: DestinationStream =
-    typeof dest === "function" ? { write: (s: string) => dest(s.endsWith("\n") ? s.slice(0, -1) : s) } : dest ?? pino.destination({ dest: 1, sync: true });
+    typeof dest === "function" ? { write: (s: string) => dest(s.endsWith("\n") ? s.slice(0, -1) : s) } : dest ?? pino.destination({ dest: 1, sync: false });
   const options = {
     level,
     // No pid/hostname on every line: the process supervisor already knows them.
