@@ -12,6 +12,7 @@ export function createGatewayApp(deps: GatewayDeps): Hono<AppEnv> {
   const guard = createInvalidKeyGuard(deps.limiter, {
     limit: deps.settings.invalidKeyLimit,
     windowMs: deps.settings.invalidKeyWindowS * 1000,
+    now: deps.now,
   });
   registerRemoveBg(app, deps, guard);
   registerAccount(app, deps, guard);

@@ -42,6 +42,7 @@ export function createPlayground(deps: GatewayDeps, findTestKey: (appId: string)
   const guard = createInvalidKeyGuard(deps.limiter, {
     limit: deps.settings.invalidKeyLimit,
     windowMs: deps.settings.invalidKeyWindowS * 1000,
+    now: deps.now,
   });
   return async ({ appId, requestId, request, env }) => {
     const found = await findTestKey(appId);
