@@ -1,8 +1,9 @@
 // CPU profile of the gateway under the load run's scenarios (issue 14): the server runs
 // with `node --cpu-prof`, one scenario drives it, and the profile's top entries (self
 // time by function and by file or package) are printed. Not part of any suite.
-//   node --import tsx test/load/profile-gateway.ts <no-key-embedded | unknown-key | paid | paid-rate> [seconds]
-// (paid-rate: the paid load offered at the target's rate, open loop)
+//   node --import tsx test/load/profile-gateway.ts <no-key-embedded | unknown-key | paid | paid-rate> [seconds] [rate]
+// (paid-rate: the paid load offered at the target's rate, or at `rate`, open loop).
+// PROFILE_KEEP=1 leaves the .cpuprofile files in the directory it names, for a viewer.
 // The last two need DATABASE_URL and REDIS_URL (as `npm run test:load`).
 import { mkdtemp, readdir, readFile, rm } from "node:fs/promises";
 import { loadavg, tmpdir } from "node:os";
@@ -16,6 +17,7 @@ import { startServer } from "../support/server-process.ts";
 
 const which = process.argv[2] ?? "no-key-embedded";
 const seconds = Number(process.argv[3] ?? "10");
+const rate = process.argv[4] === undefined ? undefined : Number(process.argv[4]);
 const profDir = await mkdtemp(join(tmpdir(), "pd-prof-"));
 // --cpu-prof is refused in NODE_OPTIONS, so the server's command line carries it.
 const command = { file: process.execPath, args: ["--cpu-prof", `--cpu-prof-dir=${profDir}`, "--import", "tsx", "src/main.ts"] };
@@ -167,7 +169,8 @@ if (which === "no-key-embedded") {
     const customers = await createCustomers(stack.admin, 65, 100_000_000);
     const capCustomer = customers.pop()!;
     const set = await buildScenarios({ customers, capCustomer, stubDelayMs, orgCap: 2, connections: { paid: 128, rejections: 64, overCap: 64 } });
-    const sc = which === "paid" ? set.paid : which === "paid-rate" ? set.paidAtTargetRate : set.badKeySpread;
+    const atRate = rate === undefined ? set.paidAtTargetRate : { ...set.paidAtTargetRate, name: `${set.paid.name}, open loop at ${rate}/s`, rate };
+    const sc = which === "paid" ? set.paid : which === "paid-rate" ? atRate : set.badKeySpread;
     windowUs[0] = monoUs();
     const r = await runScenario(sc, { url: stack.url, serverPid: stack.server.pid, serverLines: stack.server.lines, seconds, settle: async () => {} });
     windowUs[1] = windowUs[0] + seconds * 1e6;
@@ -180,4 +183,5 @@ if (which === "no-key-embedded") {
   }
 }
 await report(answers);
-await rm(profDir, { recursive: true, force: true });
+if (process.env.PROFILE_KEEP === "1") console.log(`\nprofiles kept in ${profDir}`);
+else await rm(profDir, { recursive: true, force: true });
