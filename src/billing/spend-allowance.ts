@@ -5,6 +5,7 @@
 import type { Db } from "../db/index.ts";
 import { kstDay, kstMonth, nextKstMidnight, nextKstMonthStart } from "./kst.ts";
 import { readSpend, type SpendNow } from "./spend.ts";
+import type { RecentSpend } from "./recent-spend.ts";
 
 export interface SpendAllowance {
   limitKrw: number;
@@ -22,12 +23,22 @@ export interface SpendLimits {
 
 /**
  * The limits come from the caller (the gateway has them from the key's lookup of the
- * same request), so this is one statement: the three spending counters (issue 14).
+ * same request), so this is one statement: the three spending counters (issue 14), or
+ * none when `recent` holds them from the last second (recent-spend.ts).
  * After a capture the counters come with it (`spendAfter`, src/billing/settle.ts) and
  * spendAllowanceOf is used without this read.
  */
-export async function readSpendAllowance(db: Db, q: { orgId: string; appId: string; now: number; limits: SpendLimits }): Promise<SpendAllowance> {
-  const spent = await readSpend(db, { orgId: q.orgId, appId: q.appId, kstDay: kstDay(q.now), kstMonth: kstMonth(q.now) });
+export async function readSpendAllowance(
+  db: Db,
+  q: { orgId: string; appId: string; now: number; limits: SpendLimits },
+  recent?: RecentSpend,
+): Promise<SpendAllowance> {
+  let spent = recent?.get(q.orgId, q.appId, q.now);
+  if (!spent) {
+    const reading = recent?.reading();
+    spent = await readSpend(db, { orgId: q.orgId, appId: q.appId, kstDay: kstDay(q.now), kstMonth: kstMonth(q.now) });
+    if (reading !== undefined) recent!.remember(q.orgId, q.appId, spent, q.now, reading);
+  }
   return spendAllowanceOf(spent, q.limits, q.now);
 }
 

@@ -47,7 +47,7 @@ export interface GatewayPorts {
   capture(
     requestId: string,
     amountKrw: number,
-    key: Pick<KeyContext, "lowBalanceWatched" | "spendLimits">,
+    key: Pick<KeyContext, "orgId" | "appId" | "lowBalanceWatched" | "spendLimits">,
     logRow?: RequestLogRow,
   ): Promise<{ ok: true; chargedKrw: number; balanceKrw: number; allowance?: SpendAllowance; logged?: boolean } | Failure>;
   release(requestId: string): Promise<void>;

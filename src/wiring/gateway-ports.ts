@@ -4,6 +4,7 @@ import { productStatusOf } from "../accounts/product-status.ts";
 import type { Billing, RequestLog, TestQuota } from "../billing/index.ts";
 import { notifyLowBalance } from "../billing/low-balance.ts";
 import { readSpendAllowance, spendAllowanceOf } from "../billing/spend-allowance.ts";
+import { createRecentSpend } from "../billing/recent-spend.ts";
 import type { Mailer } from "../mail/index.ts";
 import type { Db } from "../db/index.ts";
 import type { IdempotencyPort } from "../gateway/idempotency.ts";
@@ -22,13 +23,32 @@ export function gatewayPorts(s: {
   mailer: Mailer;
   config: { PUBLIC_URL?: string };
 }, log: (e: Record<string, unknown>) => void = () => {}): GatewayPorts {
+  // X-RateLimit-* on a live key's uncharged answers, without a read per refusal. Money
+  // moved through these ports is forgotten once it is visible (recent-spend.ts).
+  const recent = createRecentSpend();
   return {
     lookupKey: async (text) => toKeyLookup(await s.keys.lookup(text)),
     touchKey: (keyId) => s.keys.touch(keyId),
-    reserve: (h) => s.billing.reserve(h),
+    async reserve(h) {
+      let r: Awaited<ReturnType<Billing["reserve"]>>;
+      try {
+        r = await s.billing.reserve(h);
+      } catch (err) {
+        recent.forgetOrg(h.orgId); // it may have reserved
+        throw err;
+      }
+      if (r.ok) recent.reserved(h.orgId, h.appId, h.amountKrw, s.now());
+      return r;
+    },
     async capture(requestId, amountKrw, key, logRow) {
-      const c = await s.billing.capture(requestId, amountKrw, logRow);
+      let c: Awaited<ReturnType<Billing["capture"]>>;
+      try {
+        c = await s.billing.capture(requestId, amountKrw, logRow);
+      } finally {
+        recent.forgetOrg(key.orgId);
+      }
       if (!c.ok) return c;
+      recent.remember(key.orgId, key.appId, c.spendAfter, c.spendAfter.at, recent.reading());
       const r = {
         ok: true as const,
         chargedKrw: c.chargedKrw,
@@ -44,7 +64,11 @@ export function gatewayPorts(s: {
       return r;
     },
     async release(requestId) {
-      await s.billing.release(requestId);
+      try {
+        await s.billing.release(requestId);
+      } finally {
+        recent.forgetAll(); // the hold's org is not known here; releases are the rare case
+      }
     },
     async balances(orgId) {
       const b = await s.billing.balances(orgId);
@@ -53,7 +77,7 @@ export function gatewayPorts(s: {
     consumeTestCall: (q) => s.testQuota.consumeTestCall(q),
     refundTestCall: (q) => s.testQuota.refundTestCall(q),
     testCallsRemaining: (q) => s.testQuota.testCallsRemaining(q),
-    spendAllowance: (q) => readSpendAllowance(s.db, { ...q, now: s.now() }),
+    spendAllowance: (q) => readSpendAllowance(s.db, { ...q, now: s.now() }, recent),
     logRequest: (row) => s.requestLog.logRequest(row),
     idempotency: s.idempotency,
   };

@@ -5,6 +5,8 @@ import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { fixture } from "../support/harness.ts";
 import type { Services } from "../../src/wiring/services.ts";
+import { kstDay } from "../../src/billing/kst.ts";
+import { RECENT_SPEND_MEMORY_MS } from "../../src/billing/recent-spend.ts";
 import {
   assertNoOpenHold,
   balanceOf,
@@ -14,6 +16,7 @@ import {
   heldProduct,
   holdsOf,
   productError,
+  productPng,
   TINY_PNG,
   type GatewayHarness,
 } from "./helpers.ts";
@@ -210,7 +213,7 @@ describe("errors are free", () => {
 
 describe("X-RateLimit-* after a charge come with the capture (issue 14)", () => {
   /** A variant whose gateway reads through a database handle that counts spending-counter reads. */
-  function countingCounterReads() {
+  function countingCounterReads(product?: ReturnType<typeof heldProduct>["fn"]) {
     const db = g.h.services.db;
     const seen = { reads: 0 };
     const counting: Services["db"] = Object.assign(Object.create(db) as Services["db"], {
@@ -219,7 +222,7 @@ describe("X-RateLimit-* after a charge come with the capture (issue 14)", () => 
         return db.query(text, params, o);
       },
     });
-    return { v: g.variant({ services: { db: counting } }), seen };
+    return { v: g.variant({ services: { db: counting }, product }), seen };
   }
   const rate = (res: Response) => [res.headers.get("x-ratelimit-limit"), res.headers.get("x-ratelimit-remaining"), res.headers.get("x-ratelimit-reset")];
 
@@ -239,14 +242,58 @@ describe("X-RateLimit-* after a charge come with the capture (issue 14)", () => 
     assert.equal(seen.reads, 0, "the capture's statement carried the counters");
   });
 
-  test("a refused call (nothing captured) still reads them, and they are unchanged by it", async () => {
+  test("a refusal within a second of this gateway's charge reuses its counters; later ones read them, and see money moved elsewhere", async () => {
     const { v, seen } = countingCounterReads();
     const c = await g.h.customer({ creditKrw: 1000 });
     await paid(await v.removebg(c.liveKey, { image_file: TINY_PNG }));
-    const bad = await v.removebg(c.liveKey, { image_file: TINY_PNG, bg_color: "nope" });
-    const [, remaining] = rate(bad);
-    await expectError(bad, 400, "invalid_parameter");
-    assert.equal(remaining, String(50_000 - 22));
+    const refuse = async () => {
+      const bad = await v.removebg(c.liveKey, { image_file: TINY_PNG, bg_color: "nope" });
+      const [, remaining] = rate(bad);
+      await expectError(bad, 400, "invalid_parameter");
+      return remaining;
+    };
+    assert.equal(await refuse(), String(50_000 - 22));
+    assert.equal(seen.reads, 0, "the capture's counters are remembered (recent-spend.ts)");
+    // Money moved by another process: unseen for at most RECENT_SPEND_MEMORY_MS.
+    const day = kstDay(g.clock.now());
+    await g.h.services.db.query("UPDATE spend_counters SET krw = krw + 1000 WHERE scope_id = $1 AND period = $2", [c.orgId, day]);
+    assert.equal(await refuse(), String(50_000 - 22));
+    g.clock.advance(RECENT_SPEND_MEMORY_MS);
+    assert.equal(await refuse(), String(50_000 - 1022));
+    assert.equal(seen.reads, 1);
+    assert.equal(await refuse(), String(50_000 - 1022));
+    assert.equal(seen.reads, 1, "the read is remembered too");
+    // A charge through this gateway shows at once on the next refusal.
+    await paid(await v.removebg(c.liveKey, { image_file: TINY_PNG }));
+    assert.equal(await refuse(), String(50_000 - 1044));
+    assert.equal(seen.reads, 1);
+  });
+
+  test("a hold this gateway reserves shows in a refusal's Remaining at once, without a read; a release makes the next refusal read", async () => {
+    let fails = false;
+    const held = heldProduct(() => (fails ? productError(400, "invalid_parameter") : productPng()));
+    const { v, seen } = countingCounterReads(held.fn);
+    const c = await g.h.customer({ creditKrw: 1000 });
+    const refuse = async () => {
+      const bad = await v.removebg(c.liveKey, { image_file: TINY_PNG, bg_color: "nope" });
+      const [, remaining] = rate(bad);
+      await expectError(bad, 400, "invalid_parameter");
+      return remaining;
+    };
+    const first = v.removebg(c.liveKey, { image_file: TINY_PNG });
+    await held.untilArrived(1);
+    held.releaseAll();
+    await paid(await first);
+    // Full tier: 110 held while the call runs.
+    const pending = v.removebg(c.liveKey, { image_file: TINY_PNG });
+    await held.untilArrived(2);
+    assert.equal(await refuse(), String(50_000 - 22 - 110));
+    assert.equal(seen.reads, 0);
+    fails = true;
+    held.releaseAll();
+    await expectError(await pending, 400, "invalid_parameter");
+    // The hold went back; how much was held is not known where it is released, so the counters are read.
+    assert.equal(await refuse(), String(50_000 - 22));
     assert.equal(seen.reads, 1);
   });
 });
