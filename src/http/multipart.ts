@@ -16,6 +16,7 @@
 //   filename*) makes it a file, otherwise its content is UTF-8 text;
 // - anything else (no delimiter, a header line without a colon, no closing delimiter)
 //   is malformed, and the caller answers 400.
+import { bytesAt } from "../imaging/bytes.ts";
 
 /** A file part: its content is a view of the request body (not a copy). */
 export interface FilePart {
@@ -62,7 +63,7 @@ export function parseForm(body: Uint8Array, boundary: string): Form | undefined 
   const dashBoundary = encoder.encode(`--${boundary}`);
   let at = 0;
   while (body[at] === CR && body[at + 1] === LF) at += 2;
-  if (!startsWith(body, dashBoundary, at)) return undefined;
+  if (!bytesAt(body, dashBoundary, at)) return undefined;
   const entries: [string, FormValue][] = [];
   for (;;) {
     at += dashBoundary.length;
@@ -96,15 +97,9 @@ function fileType(header: string | undefined): string {
 /** Position of the next CRLF + "--boundary" at or after `from`, or -1. */
 function findDelimiter(body: Uint8Array, dashBoundary: Uint8Array, from: number): number {
   for (let i = body.indexOf(CR, from); i >= 0; i = body.indexOf(CR, i + 1)) {
-    if (body[i + 1] === LF && startsWith(body, dashBoundary, i + 2)) return i;
+    if (body[i + 1] === LF && bytesAt(body, dashBoundary, i + 2)) return i;
   }
   return -1;
-}
-
-function startsWith(body: Uint8Array, what: Uint8Array, at: number): boolean {
-  if (at + what.length > body.length) return false;
-  for (let j = 0; j < what.length; j++) if (body[at + j] !== what[j]) return false;
-  return true;
 }
 
 /** Position of the CRLF CRLF that ends a part's headers (or of the lone CRLF of a part with none). */
