@@ -1,10 +1,10 @@
 // CPU profile of the gateway under the load run's scenarios (issue 14): the server runs
 // with `node --cpu-prof`, one scenario drives it, and the profile's top entries (self
 // time by function and by file or package) are printed. Not part of any suite.
-//   node --import tsx test/load/profile-gateway.ts <no-key-embedded | unknown-key | paid | paid-rate> [seconds] [rate]
+//   node --import tsx test/load/profile-gateway.ts <no-key-embedded | unknown-key | bad-parameter | over-cap | paid | paid-rate> [seconds] [rate]
 // (paid-rate: the paid load offered at the target's rate, or at `rate`, open loop).
 // PROFILE_KEEP=1 leaves the .cpuprofile files in the directory it names, for a viewer.
-// The last two need DATABASE_URL and REDIS_URL (as `npm run test:load`).
+// All but the first need DATABASE_URL and REDIS_URL (as `npm run test:load`).
 import { mkdtemp, readdir, readFile, rm } from "node:fs/promises";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
@@ -170,7 +170,15 @@ if (which === "no-key-embedded") {
     const capCustomer = customers.pop()!;
     const set = await buildScenarios({ customers, capCustomer, stubDelayMs, orgCap: 2, connections: { paid: 128, rejections: 64, overCap: 64 } });
     const atRate = rate === undefined ? set.paidAtTargetRate : { ...set.paidAtTargetRate, name: `${set.paid.name}, open loop at ${rate}/s`, rate };
-    const sc = which === "paid" ? set.paid : which === "paid-rate" ? atRate : set.badKeySpread;
+    const byName: Record<string, typeof set.paid> = {
+      paid: set.paid,
+      "paid-rate": atRate,
+      "unknown-key": set.badKeySpread,
+      "bad-parameter": set.badParameter,
+      "over-cap": set.overOrgCap,
+    };
+    const sc = byName[which];
+    if (!sc) throw new Error(`unknown scenario ${which}; one of no-key-embedded, ${Object.keys(byName).join(", ")}`);
     windowUs[0] = monoUs();
     const r = await runScenario(sc, { url: stack.url, serverPid: stack.server.pid, serverLines: stack.server.lines, seconds, settle: async () => {} });
     windowUs[1] = windowUs[0] + seconds * 1e6;

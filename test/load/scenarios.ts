@@ -68,7 +68,9 @@ export async function buildScenarios(o: {
     target: { reqPerSec: 600, addedP99Ms: 50 },
   };
   return {
-    paid: { ...paid, name: `${paid.name}, closed loop` },
+    // The capacity: at 128 connections its latency is queueing by construction, so only
+    // the rate is judged here; the added p99 is judged on the open loop below.
+    paid: { ...paid, name: `${paid.name}, closed loop`, target: { reqPerSec: paid.target.reqPerSec } },
     // Judged after 3 s of the same schedule on the same sockets (docs/DECISIONS.md).
     paidAtTargetRate: { ...paid, name: `${paid.name}, open loop at ${paid.target.reqPerSec}/s`, rate: paid.target.reqPerSec, warmupSeconds: OPEN_LOOP_WARMUP_S },
     noKey: {
