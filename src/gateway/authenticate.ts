@@ -3,14 +3,14 @@
 import { fail, type Failure } from "../http/api-error.ts";
 import { isWellFormedKey } from "../keys/format.ts";
 import type { InvalidKeyGuard } from "../limits/index.ts";
-import type { GatewayPorts, KeyContext } from "./ports.ts";
+import type { GatewayPorts, KeyContext, KeyOwnerIds } from "./ports.ts";
 
 export async function authenticate(
   keyText: string | null,
   ip: string,
   ports: GatewayPorts,
   guard: InvalidKeyGuard,
-): Promise<{ ok: true; key: KeyContext } | Failure> {
+): Promise<{ ok: true; key: KeyContext } | (Failure & { owner?: KeyOwnerIds })> {
   const blocked = await guard.check(ip);
   if (blocked.blocked) {
     return fail("rate_limited", "Too many requests with invalid API keys from this address", blocked.retryAfterS);
@@ -29,7 +29,7 @@ export async function authenticate(
   if (!isWellFormedKey(keyText)) return invalid("Malformed API key");
   const found = await ports.lookupKey(keyText);
   if (!found.ok) {
-    if (found.code === "key_suspended") return fail("key_suspended");
+    if (found.code === "key_suspended") return { ...fail("key_suspended"), owner: found.owner };
     return invalid("Invalid API key: it does not exist, was deleted, expired or is dormant");
   }
   return { ok: true, key: found.key };

@@ -25,6 +25,9 @@ export interface KeyContext {
   lowBalanceWatched: boolean;
 }
 
+/** Whose a key is: what a refusal of a known key (a suspended one) records. */
+export type KeyOwnerIds = Pick<KeyContext, "keyId" | "kind" | "appId" | "orgId">;
+
 /** The spending limits' shape is the billing module's own (one definition). */
 export type { SpendLimits } from "../billing/spend-allowance.ts";
 
@@ -35,7 +38,10 @@ export type { ProductStatus } from "../accounts/product-status.ts";
 export type { RequestLogRow } from "../billing/request-log.ts";
 
 export interface GatewayPorts {
-  lookupKey(text: string): Promise<{ ok: true; key: KeyContext } | { ok: false; code: "invalid_api_key" | "key_suspended" }>;
+  /** A suspended key's refusal names whose key it is (its request-log row is its app's). */
+  lookupKey(
+    text: string,
+  ): Promise<{ ok: true; key: KeyContext } | { ok: false; code: "invalid_api_key" } | { ok: false; code: "key_suspended"; owner?: KeyOwnerIds }>;
   touchKey(keyId: string): Promise<void>;
   reserve(h: { requestId: string; orgId: string; appId: string; amountKrw: number }): Promise<{ ok: true } | Failure>;
   /**

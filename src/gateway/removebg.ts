@@ -140,6 +140,8 @@ async function handle(req: Request, env: unknown, ctx: CallState, deps: GatewayD
   const auth = await timed(deps, "authenticate", () => authenticate(req.headers.get("x-api-key"), ip, deps.ports, guard));
   if (!auth.ok) {
     ctx.logRow = !isUnattributableRefusal(auth);
+    // A suspended key's refusal is its app's: the row names the key, so its usage page lists it.
+    if (auth.owner) Object.assign(ctx.row, { orgId: auth.owner.orgId, appId: auth.owner.appId, keyId: auth.owner.keyId, keyKind: auth.owner.kind });
     return reject(auth);
   }
   const key = auth.key;

@@ -47,7 +47,17 @@ export type LookupResult =
       /** The product's sale switch as stored, read with the key (src/accounts/product-status.ts says what it means). */
       productStatus: string | null;
     }
-  | { ok: false; code: "invalid_api_key" | "key_suspended"; reason: KeyRejectReason };
+  | { ok: false; code: "invalid_api_key"; reason: KeyRejectReason }
+  /** A suspended key is one we issued: whose it is goes into its refusal's request-log row. */
+  | { ok: false; code: "key_suspended"; reason: "suspended"; owner: KeyOwner };
+
+/** The key's own IDs and its app's and org's. */
+export interface KeyOwner {
+  keyId: string;
+  kind: KeyRecord["kind"];
+  appId: string;
+  orgId: string;
+}
 
 export type IssueResult = { ok: true; keyId: string; key: string } | Failure;
 export type ReissueResult = { ok: true; keyId: string; key: string; previousValidUntil: number } | Failure;
@@ -230,7 +240,9 @@ export function createKeyService({ db, now, pepper, touchIntervalMs = 60_000, kn
       },
       now(),
     );
-    if (reason === "suspended") return { ok: false, code: "key_suspended", reason };
+    if (reason === "suspended") {
+      return { ok: false, code: "key_suspended", reason, owner: { keyId: row.key_id, kind: row.kind, appId: row.app_id, orgId: row.org_id } };
+    }
     if (reason !== null) return { ok: false, code: "invalid_api_key", reason };
     return { ok: true, key: toKeyRecord(row), app: toKeyApp(row), org: toKeyOrg(row), productStatus: row.product_status };
   }

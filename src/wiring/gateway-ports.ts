@@ -85,7 +85,7 @@ export function gatewayPorts(s: {
 
 /** The key service's answer in the gateway's shape (also used for the playground's test key). */
 export function toKeyLookup(r: LookupResult): Awaited<ReturnType<GatewayPorts["lookupKey"]>> {
-  if (!r.ok) return { ok: false, code: r.code };
+  if (!r.ok) return r.code === "key_suspended" ? { ok: false, code: r.code, owner: r.owner } : { ok: false, code: r.code };
   return {
     ok: true,
     key: {

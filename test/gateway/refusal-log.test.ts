@@ -84,6 +84,7 @@ describe("refusals of a known key keep their row", () => {
     const e = await expectError(await postRemovebg(app, randomIp(), c.liveKey, { image_file: TINY_PNG }), 403, "key_suspended");
     assert.equal(accessLine(e.requestId)?.code, "key_suspended");
     const r = await row(e.requestId);
-    assert.deepEqual([r?.status, r?.errorCode], [403, "key_suspended"]);
+    // Named as its app's, so the org's request list and usage show it.
+    assert.deepEqual([r?.status, r?.errorCode, r?.orgId, r?.appId, r?.keyId, r?.keyKind], [403, "key_suspended", c.orgId, c.appId, c.liveKeyId, "live"]);
   });
 });
