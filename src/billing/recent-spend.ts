@@ -5,8 +5,8 @@
 // period from its own clock, so a limit changed in the console or a new KST day show at
 // once. What a second can miss is money moved by another process (or by this process's
 // reconciler): the headers may be up to RECENT_SPEND_MEMORY_MS behind it. Reserves,
-// captures and releases made through the gateway here are seen at once (reserved,
-// forgetOrg, forgetAll). Never used to decide money: reserve re-reads the counters under the org's
+// captures and releases made through the gateway here are seen at once (reserving and
+// reserveEnded, forgetOrg, forgetAll). Never used to decide money: reserve re-reads the counters under the org's
 // lock (docs/DECISIONS.md "Remembered spending counters").
 import { nextKstMidnight } from "./kst.ts";
 import type { SpendNow } from "./spend.ts";
@@ -20,14 +20,20 @@ export interface RecentSpend {
   get(orgId: string, appId: string, now: number): SpendNow | undefined;
   /** Call before reading the counters; pass the answer to remember(). */
   reading(): number;
-  /** Kept only if nothing was forgotten since reading() (the read may predate that change). */
-  remember(orgId: string, appId: string, spend: SpendNow, at: number, reading: number): void;
   /**
-   * A hold of `amountKrw` was reserved at `now` for (org, app): it counts towards the
-   * org's day and the app's day and month, so the kept counters grow by it instead of
-   * being read again (an org at its concurrency cap reserves on every freed slot).
+   * Kept only if nothing was forgotten since reading() (the read may predate that change)
+   * and no reserve of the org is running (the counters may or may not hold its hold).
    */
-  reserved(orgId: string, appId: string, amountKrw: number, now: number): void;
+  remember(orgId: string, appId: string, spend: SpendNow, at: number, reading: number): void;
+  /** A reserve for the org starts: nothing about the org is kept until it ends. */
+  reserving(orgId: string): void;
+  /**
+   * That reserve ended. `hold`: it reserved `amountKrw` at `now` for the app, which
+   * counts towards the org's day and the app's day and month, so the kept counters grow
+   * by it instead of being read again (an org at its concurrency cap reserves on every
+   * freed slot); "none": it reserved nothing; "unknown": it may have (an error).
+   */
+  reserveEnded(orgId: string, hold: { appId: string; amountKrw: number; now: number } | "none" | "unknown"): void;
   /** Money moved for this org by an amount not known here: every app's counters share its daily one. */
   forgetOrg(orgId: string): void;
   forgetAll(): void;
@@ -42,6 +48,15 @@ export function createRecentSpend(): RecentSpend {
   let orgs = new Map<string, Map<string, Kept>>();
   let size = 0;
   let generation = 0;
+  /** Reserves running per org. */
+  const reserves = new Map<string, number>();
+  const forgetOrg = (orgId: string) => {
+    generation++;
+    const apps = orgs.get(orgId);
+    if (!apps) return;
+    size -= apps.size;
+    orgs.delete(orgId);
+  };
   return {
     get(orgId, appId, now) {
       const k = orgs.get(orgId)?.get(appId);
@@ -51,7 +66,7 @@ export function createRecentSpend(): RecentSpend {
     },
     reading: () => generation,
     remember(orgId, appId, spend, at, reading) {
-      if (reading !== generation) return;
+      if (reading !== generation || reserves.has(orgId)) return;
       if (size >= RECENT_SPEND_MEMORY_MAX) {
         orgs = new Map();
         size = 0;
@@ -61,31 +76,35 @@ export function createRecentSpend(): RecentSpend {
       if (!apps.has(appId)) size++;
       apps.set(appId, { spend, at });
     },
-    reserved(orgId, appId, amountKrw, now) {
-      generation++; // a read in flight may or may not include this hold
+    reserving(orgId) {
+      generation++; // a read in flight may or may not see this hold
+      reserves.set(orgId, (reserves.get(orgId) ?? 0) + 1);
+    },
+    reserveEnded(orgId, hold) {
+      const running = (reserves.get(orgId) ?? 1) - 1;
+      if (running > 0) reserves.set(orgId, running);
+      else reserves.delete(orgId);
+      generation++;
+      if (hold === "unknown") return forgetOrg(orgId);
+      if (hold === "none") return;
       const apps = orgs.get(orgId);
       if (!apps) return;
       for (const [id, k] of apps) {
-        if (nextKstMidnight(k.at) <= now) {
+        if (nextKstMidnight(k.at) <= hold.now) {
           // Read on an earlier KST day: this hold counts towards a new day's counters.
           apps.delete(id);
           size--;
           continue;
         }
         const s = k.spend;
+        const a = hold.amountKrw;
         k.spend =
-          id === appId
-            ? { orgDayKrw: s.orgDayKrw + amountKrw, appDayKrw: s.appDayKrw + amountKrw, appMonthKrw: s.appMonthKrw + amountKrw }
-            : { ...s, orgDayKrw: s.orgDayKrw + amountKrw };
+          id === hold.appId
+            ? { orgDayKrw: s.orgDayKrw + a, appDayKrw: s.appDayKrw + a, appMonthKrw: s.appMonthKrw + a }
+            : { ...s, orgDayKrw: s.orgDayKrw + a };
       }
     },
-    forgetOrg(orgId) {
-      generation++;
-      const apps = orgs.get(orgId);
-      if (!apps) return;
-      size -= apps.size;
-      orgs.delete(orgId);
-    },
+    forgetOrg,
     forgetAll() {
       generation++;
       orgs = new Map();

@@ -30,14 +30,15 @@ export function gatewayPorts(s: {
     lookupKey: async (text) => toKeyLookup(await s.keys.lookup(text)),
     touchKey: (keyId) => s.keys.touch(keyId),
     async reserve(h) {
+      recent.reserving(h.orgId);
       let r: Awaited<ReturnType<Billing["reserve"]>>;
       try {
         r = await s.billing.reserve(h);
       } catch (err) {
-        recent.forgetOrg(h.orgId); // it may have reserved
+        recent.reserveEnded(h.orgId, "unknown"); // it may have reserved
         throw err;
       }
-      if (r.ok) recent.reserved(h.orgId, h.appId, h.amountKrw, s.now());
+      recent.reserveEnded(h.orgId, r.ok ? { appId: h.appId, amountKrw: h.amountKrw, now: s.now() } : "none");
       return r;
     },
     async capture(requestId, amountKrw, key, logRow) {

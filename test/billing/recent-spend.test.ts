@@ -52,7 +52,8 @@ test("a reserve grows the kept counters it counts towards: the org's day for eve
   r.remember("org_1", "app_2", spend(20), T0, r.reading());
   r.remember("org_2", "app_3", spend(30), T0, r.reading());
   const reading = r.reading();
-  r.reserved("org_1", "app_1", 110, T0 + 5);
+  r.reserving("org_1");
+  r.reserveEnded("org_1", { appId: "app_1", amountKrw: 110, now: T0 + 5 });
   assert.deepEqual(r.get("org_1", "app_1", T0 + 5), { orgDayKrw: 120, appDayKrw: 120, appMonthKrw: 120 });
   assert.deepEqual(r.get("org_1", "app_2", T0 + 5), { orgDayKrw: 130, appDayKrw: 20, appMonthKrw: 20 });
   assert.deepEqual(r.get("org_2", "app_3", T0 + 5), spend(30));
@@ -63,10 +64,32 @@ test("a reserve grows the kept counters it counts towards: the org's day for eve
   assert.equal(r.get("org_3", "app_4", T0), undefined);
 });
 
+test("while a reserve of the org runs, nothing about the org is kept: counters read or reported then may already hold its hold", () => {
+  const r = createRecentSpend();
+  r.reserving("org_1");
+  r.reserving("org_1");
+  // A capture's counters, reported while the reserves run (a fresh reading, as the capture port takes it).
+  r.remember("org_1", "app_1", spend(110), T0, r.reading());
+  assert.equal(r.get("org_1", "app_1", T0), undefined);
+  r.remember("org_2", "app_2", spend(5), T0, r.reading());
+  assert.deepEqual(r.get("org_2", "app_2", T0), spend(5), "another org is not held up");
+  r.reserveEnded("org_1", "none");
+  r.remember("org_1", "app_1", spend(110), T0, r.reading());
+  assert.equal(r.get("org_1", "app_1", T0), undefined, "one of the two still runs");
+  r.reserveEnded("org_1", { appId: "app_1", amountKrw: 22, now: T0 });
+  r.remember("org_1", "app_1", spend(132), T0, r.reading());
+  assert.deepEqual(r.get("org_1", "app_1", T0), spend(132));
+  // A reserve that failed may have reserved: the org is forgotten.
+  r.reserving("org_1");
+  r.reserveEnded("org_1", "unknown");
+  assert.equal(r.get("org_1", "app_1", T0), undefined);
+});
+
 test("a reserve after a KST midnight drops counters read before it instead of growing them", () => {
   const r = createRecentSpend();
   const midnight = nextKstMidnight(T0);
   r.remember("org_1", "app_1", spend(50), midnight - 10, r.reading());
-  r.reserved("org_1", "app_1", 110, midnight);
+  r.reserving("org_1");
+  r.reserveEnded("org_1", { appId: "app_1", amountKrw: 110, now: midnight });
   assert.equal(r.get("org_1", "app_1", midnight - 5), undefined);
 });
