@@ -6,8 +6,8 @@
 // once. What a second can miss is money moved by another process (or by this process's
 // reconciler): the headers may be up to RECENT_SPEND_MEMORY_MS behind it. Reserves,
 // captures and releases made through the gateway here are seen at once (reserving and
-// reserveEnded, forgetOrg, forgetAll). Never used to decide money: reserve re-reads the counters under the org's
-// lock (docs/DECISIONS.md "Remembered spending counters").
+// reserveEnded, forgetOrg, forgetAll). Never used to decide money: reserve re-reads the
+// counters under the org's lock (docs/DECISIONS.md "Remembered spending counters").
 import { nextKstMidnight } from "./kst.ts";
 import type { SpendNow } from "./spend.ts";
 
@@ -44,6 +44,12 @@ interface Kept {
   at: number;
 }
 
+/**
+ * Counters taken at `at` are no longer `now`'s: a KST day began in between (a KST month
+ * starts at a KST midnight, so this covers both periods).
+ */
+const dayEnded = (at: number, now: number) => nextKstMidnight(at) <= now;
+
 export function createRecentSpend(): RecentSpend {
   let orgs = new Map<string, Map<string, Kept>>();
   let size = 0;
@@ -60,8 +66,7 @@ export function createRecentSpend(): RecentSpend {
   return {
     get(orgId, appId, now) {
       const k = orgs.get(orgId)?.get(appId);
-      // A KST month starts at a KST midnight, so one test covers both periods.
-      if (!k || now - k.at >= RECENT_SPEND_MEMORY_MS || now < k.at || nextKstMidnight(k.at) <= now) return undefined;
+      if (!k || now - k.at >= RECENT_SPEND_MEMORY_MS || now < k.at || dayEnded(k.at, now)) return undefined;
       return k.spend;
     },
     reading: () => generation,
@@ -90,8 +95,8 @@ export function createRecentSpend(): RecentSpend {
       const apps = orgs.get(orgId);
       if (!apps) return;
       for (const [id, k] of apps) {
-        if (nextKstMidnight(k.at) <= hold.now) {
-          // Read on an earlier KST day: this hold counts towards a new day's counters.
+        if (dayEnded(k.at, hold.now)) {
+          // This hold counts towards a new day's counters, not these.
           apps.delete(id);
           size--;
           continue;
