@@ -3,16 +3,30 @@
 // console's pictures). A fresh dist/ every time, so a deleted source never lingers in the
 // package. Run by prepack (npm pack / publish) and by scripts/run-tests.mjs, since the
 // tests import the package by its name, which resolves into dist/.
-import { cpSync, rmSync } from "node:fs";
+// The output is written to a scratch folder and swapped in by rename, so a process that
+// is importing from dist/ while another build runs never sees it half written.
+import { cpSync, renameSync, rmSync } from "node:fs";
 import { spawnSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
-const dist = new URL("../dist/", import.meta.url);
-rmSync(dist, { recursive: true, force: true });
+const dist = fileURLToPath(new URL("../dist", import.meta.url));
+const scratch = `${dist}.build-${process.pid}`;
+const old = `${dist}.old-${process.pid}`;
+rmSync(scratch, { recursive: true, force: true });
 const tsc = fileURLToPath(new URL("../node_modules/typescript/bin/tsc", import.meta.url));
-const r = spawnSync(process.execPath, [tsc, "-p", "tsconfig.build.json"], { cwd: root, stdio: "inherit" });
-if (r.status !== 0) process.exit(r.status ?? 1);
+const r = spawnSync(process.execPath, [tsc, "-p", "tsconfig.build.json", "--outDir", scratch], { cwd: root, stdio: "inherit" });
+if (r.status !== 0) {
+  rmSync(scratch, { recursive: true, force: true });
+  process.exit(r.status ?? 1);
+}
 // Everything that is not source code keeps its place under dist/.
 const isCode = (path) => /\.(m?ts|tsx|mjs)$/.test(path);
-cpSync(new URL("../src/", import.meta.url), dist, { recursive: true, filter: (src) => !isCode(src) });
+cpSync(new URL("../src/", import.meta.url), scratch, { recursive: true, filter: (src) => !isCode(src) });
+try {
+  renameSync(dist, old);
+} catch (e) {
+  if (e.code !== "ENOENT") throw e;
+}
+renameSync(scratch, dist);
+rmSync(old, { recursive: true, force: true });
