@@ -1,0 +1,89 @@
+// The WebGPU backend under `deno test`, on a machine without a GPU: Deno's software
+// adapter (Mesa's lavapipe, `isFallbackAdapter: true`) runs onnxruntime-web's WebGPU build.
+// IS-Net would take minutes there, so the model is a tiny graph with IS-Net's contract
+// (test/support/tiny-onnx.ts), described by a manifest and resolved as the service resolves
+// MODEL, then run through the engine's mask session on each backend. CI installs the
+// adapter's Debian packages (mesa-vulkan-drivers, libvulkan1) in .ci/run.
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { PACKAGE_WASM_DIR } from "../../src/assets/paths.ts";
+import { resolveModel } from "../../src/inference/manifest.ts";
+import { createMaskSession, type BackendChoice } from "../../src/inference/session.ts";
+import { tinyIsNetModel } from "../support/tiny-onnx.ts";
+
+function assert(cond: unknown, msg: string): asserts cond {
+  if (!cond) throw new Error(msg);
+}
+
+const SIZE = 64;
+
+/** The tiny model in a folder of its own with its manifest, resolved by name like MODEL=tiny. */
+async function tinyModel() {
+  const dir = mkdtempSync(join(tmpdir(), "pd-webgpu-"));
+  const model = tinyIsNetModel(SIZE, SIZE);
+  writeFileSync(join(dir, model.entry.file), model.bytes);
+  writeFileSync(join(dir, "manifest.json"), JSON.stringify({ version: 1, models: { tiny: model.entry } }));
+  const resolved = await resolveModel({ model: "tiny", modelsDir: dir, verify: true });
+  assert(resolved.ok, `the manifest describes the tiny model: ${resolved.ok ? "" : resolved.title}`);
+  return { dir, resolved };
+}
+
+/** A varied picture: gradients in each channel, so the mask is far from constant. */
+function picture(): Uint8Array {
+  const rgb = new Uint8Array(SIZE * SIZE * 3);
+  for (let y = 0; y < SIZE; y++) {
+    for (let x = 0; x < SIZE; x++) {
+      const i = (y * SIZE + x) * 3;
+      rgb[i] = (x * 4) & 255;
+      rgb[i + 1] = (y * 4) & 255;
+      rgb[i + 2] = ((x ^ y) * 8) & 255;
+    }
+  }
+  return rgb;
+}
+
+async function maskWith(backend: BackendChoice, path: string, entry: Parameters<typeof createMaskSession>[0]["model"]) {
+  const session = await createMaskSession({ model: entry, modelPath: path, backend, threads: 1, wasmDir: PACKAGE_WASM_DIR });
+  try {
+    return { backend: session.backend, mask: await session.run(picture()) };
+  } finally {
+    await session.dispose();
+  }
+}
+
+Deno.test("Deno offers a software WebGPU adapter here (the precondition of the tests below)", async () => {
+  assert(navigator.gpu, "navigator.gpu is missing");
+  const adapter = await navigator.gpu.requestAdapter();
+  assert(adapter, "no WebGPU adapter: install Mesa's Vulkan drivers (apt-get install mesa-vulkan-drivers libvulkan1)");
+  assert(adapter.info.isFallbackAdapter, "expected the software (fallback) adapter on this GPU-less machine");
+});
+
+Deno.test("backend webgpu runs the model on the software adapter and gives the WebAssembly mask", async () => {
+  const { dir, resolved } = await tinyModel();
+  try {
+    const gpu = await maskWith("webgpu", resolved.path, resolved.entry);
+    const cpu = await maskWith("wasm", resolved.path, resolved.entry);
+    assert(gpu.backend === "webgpu", `asked for webgpu, ran on ${gpu.backend}`);
+    assert(cpu.backend === "wasm", `asked for wasm, ran on ${cpu.backend}`);
+    assert(gpu.mask.length === SIZE * SIZE, `mask has ${gpu.mask.length} values`);
+    // A mask with many levels, so agreement below means the same numbers, not two blanks.
+    assert(new Set(cpu.mask).size > 50, `the WebAssembly mask has only ${new Set(cpu.mask).size} levels`);
+    let worst = 0;
+    for (let i = 0; i < cpu.mask.length; i++) worst = Math.max(worst, Math.abs(cpu.mask[i]! - gpu.mask[i]!));
+    // Float32 on both; GPU kernels may sum in another order, so one level of 255 is allowed.
+    assert(worst <= 1, `WebGPU and WebAssembly masks differ by up to ${worst} levels`);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+Deno.test("backend auto refuses the software adapter and runs on WebAssembly", async () => {
+  const { dir, resolved } = await tinyModel();
+  try {
+    const auto = await maskWith("auto", resolved.path, resolved.entry);
+    assert(auto.backend === "wasm", `auto chose ${auto.backend} on a software adapter`);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
