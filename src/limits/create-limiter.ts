@@ -14,6 +14,8 @@ export interface CreateLimiterOptions {
   permitRetryAfterMs?: number;
   /** Redis connection errors and failed releases. */
   onError?: (err: Error) => void;
+  /** How long a refused caller's place in line outlives its Retry-After (default HANDOVER_GRACE_MS). */
+  handOverGraceMs?: number;
 }
 
 export function createLimiter(options: CreateLimiterOptions = {}): Limiter {
@@ -23,7 +25,8 @@ export function createLimiter(options: CreateLimiterOptions = {}): Limiter {
       keyPrefix: options.keyPrefix,
       permitRetryAfterMs: options.permitRetryAfterMs,
       onError: options.onError,
+      handOverGraceMs: options.handOverGraceMs,
     });
   }
-  return createMemoryLimiter({ now: options.now, permitRetryAfterMs: options.permitRetryAfterMs });
+  return createMemoryLimiter({ now: options.now, permitRetryAfterMs: options.permitRetryAfterMs, handOverGraceMs: options.handOverGraceMs });
 }

@@ -13,7 +13,8 @@ export {
 export { createLimiter, type CreateLimiterOptions } from "./create-limiter.ts";
 export { createMemoryLimiter, type MemoryLimiterOptions } from "./memory-limiter.ts";
 export { createRedisLimiter, DEFAULT_KEY_PREFIX, type RedisLimiterOptions } from "./redis-limiter.ts";
-export type { AcquireAllResult, PermitRequest, PermitSet } from "./acquire-all.ts";
+export type { AcquireAllResult, PermitRequest, PermitSet, Waiter } from "./acquire-all.ts";
+export { HANDOVER_GRACE_MS } from "./waiting-line.ts";
 export {
   createInvalidKeyGuard,
   retryAfterSeconds,

@@ -2,7 +2,7 @@
 // memory-limiter.ts (embedded default, injectable clock) and redis-limiter.ts (shared
 // between gateway processes, Redis server time). test/limits/limiter-contract.ts holds
 // the behaviour both must show.
-import type { AcquireAllResult, PermitRequest } from "./acquire-all.ts";
+import type { AcquireAllResult, PermitRequest, Waiter } from "./acquire-all.ts";
 
 export interface HitResult {
   allowed: boolean;
@@ -40,8 +40,13 @@ export interface Limiter {
    * (one round trip to a shared store). Refused: nothing is held, and the answer names
    * the first request that found its slots full. The set's release() frees them all at
    * once; each Permit can still be renewed or released on its own.
+   *
+   * With a `waiter`, a refusal also keeps it a place in the line of the cap that refused
+   * it, and a freed slot is held for the first place in line (waiting-line.ts): it is
+   * admitted when it comes back within its Retry-After plus HANDOVER_GRACE_MS, ahead of
+   * callers that did not wait. Without one, the call goes after every place in line.
    */
-  acquireAll(requests: readonly PermitRequest[]): Promise<AcquireAllResult>;
+  acquireAll(requests: readonly PermitRequest[], waiter?: Waiter): Promise<AcquireAllResult>;
   /** True when the backing store answers. Never rejects. */
   ping(): Promise<boolean>;
   close(): Promise<void>;

@@ -18,6 +18,7 @@ import {
 } from "./limiter.ts";
 import type { AcquireAllResult, PermitRequest } from "./acquire-all.ts";
 import { dropExpired, insertSorted, msUntilBelow } from "./sliding-log.ts";
+import { HANDOVER_GRACE_MS, WaitingLine, releasesToWait, retryAfterForPlace, type WaiterView } from "./waiting-line.ts";
 
 export interface MemoryLimiterOptions {
   /** Milliseconds; defaults to Date.now. */
@@ -28,6 +29,8 @@ export interface MemoryLimiterOptions {
   maxLogEntries?: number;
   /** How often (in the injected clock's ms) idle keys are swept out of the maps. */
   sweepIntervalMs?: number;
+  /** How long a refused caller's place in line outlives its Retry-After (HANDOVER_GRACE_MS). */
+  handOverGraceMs?: number;
 }
 
 interface WindowLog {
@@ -46,8 +49,11 @@ export function createMemoryLimiter(options: MemoryLimiterOptions = {}): Limiter
   const permitRetryAfterMs = options.permitRetryAfterMs ?? DEFAULT_PERMIT_RETRY_AFTER_MS;
   const maxLogEntries = options.maxLogEntries ?? DEFAULT_MAX_LOG_ENTRIES;
   const sweepIntervalMs = options.sweepIntervalMs ?? 30_000;
+  const graceMs = options.handOverGraceMs ?? HANDOVER_GRACE_MS;
   const windows = new Map<string, WindowLog>();
   const permits = new Map<string, LeaseSet>();
+  /** cap key → its line of refused callers (waiting-line.ts) */
+  const lines = new Map<string, WaitingLine>();
   let nextPermit = 0;
   let lastSweep = now();
   let closed = false;
@@ -68,6 +74,7 @@ export function createMemoryLimiter(options: MemoryLimiterOptions = {}): Limiter
       for (const [id, expiresAt] of set.leases) if (expiresAt <= t) set.leases.delete(id);
       if (set.leases.size === 0) permits.delete(key);
     }
+    for (const [key, line] of lines) if (line.lastUntil() <= t) lines.delete(key);
   }
 
   function logFor(key: string): WindowLog {
@@ -88,13 +95,24 @@ export function createMemoryLimiter(options: MemoryLimiterOptions = {}): Limiter
     return set.leases;
   }
 
-  /** A lease on one of `max` slots under `key`, or undefined when they are all held. */
-  function takeSlot(r: PermitRequest, t: number): string | undefined {
+  /** The places waiting at `key`'s cap, lapsed ones dropped; undefined when nobody waits. */
+  function lineAt(key: string, t: number): WaitingLine | undefined {
+    const line = lines.get(key);
+    line?.lapse(t);
+    return line && line.size > 0 ? line : undefined;
+  }
+
+  /**
+   * A lease on one of `max` slots under `key`, or, when the slots held plus the places
+   * in line ahead of this caller fill the cap, the releases it must wait for.
+   */
+  function takeSlot(r: PermitRequest, t: number, w: WaiterView): { id: string } | { releases: number } {
     const leases = liveLeases(r.key, t);
-    if (leases.size >= r.max) return undefined;
+    const ahead = lineAt(r.key, t)?.ahead(w, t) ?? 0;
+    if (leases.size + ahead >= r.max) return { releases: releasesToWait(leases.size, ahead, r.max) };
     const id = `m${++nextPermit}`;
     leases.set(id, t + r.leaseMs);
-    return id;
+    return { id };
   }
 
   function makePermit(key: string, id: string, defaultLeaseMs: number): Permit {
@@ -117,7 +135,7 @@ export function createMemoryLimiter(options: MemoryLimiterOptions = {}): Limiter
     };
   }
 
-  return {
+  const limiter: Limiter = {
     async hit(key, limit, windowMs): Promise<HitResult> {
       checkPositiveInt("limit", limit);
       checkPositiveInt("windowMs", windowMs);
@@ -152,30 +170,39 @@ export function createMemoryLimiter(options: MemoryLimiterOptions = {}): Limiter
       return log.times.length;
     },
 
+    // One permit is a set of one, so the two cannot drift apart.
     async acquire(key, max, leaseMs): Promise<AcquireResult> {
-      checkPositiveInt("max", max);
-      checkPositiveInt("leaseMs", leaseMs);
-      const id = takeSlot({ key, max, leaseMs }, tick());
-      if (id === undefined) return { ok: false, retryAfterMs: permitRetryAfterMs };
-      return { ok: true, permit: makePermit(key, id, leaseMs) };
+      const got = await limiter.acquireAll([{ key, max, leaseMs }]);
+      return got.ok ? { ok: true, permit: got.permits[0]! } : { ok: false, retryAfterMs: got.retryAfterMs };
     },
 
-    async acquireAll(requests): Promise<AcquireAllResult> {
+    async acquireAll(requests, waiter): Promise<AcquireAllResult> {
       for (const r of requests) {
         checkPositiveInt("max", r.max);
         checkPositiveInt("leaseMs", r.leaseMs);
       }
       const t = tick();
+      const w: WaiterView = waiter ? { caller: waiter.id, lane: waiter.lane, promoteAfterMs: waiter.promoteAfterMs } : { lane: "live", promoteAfterMs: 0 };
       // One pass without an await: nobody else's acquire runs between two of these.
       const ids: string[] = [];
       for (const [index, r] of requests.entries()) {
-        const id = takeSlot(r, t);
-        if (id === undefined) {
+        const got = takeSlot(r, t, w);
+        if (!("id" in got)) {
           ids.forEach((taken, i) => permits.get(requests[i]!.key)?.leases.delete(taken));
-          return { ok: false, failedKey: r.key, failedIndex: index, retryAfterMs: permitRetryAfterMs };
+          const retryAfterMs = retryAfterForPlace(got.releases, r.releaseEveryMs ?? permitRetryAfterMs, waiter?.maxRetryAfterMs ?? 0);
+          if (waiter) {
+            // Its place here, and the ones it already has at the other caps, last until it is due back.
+            const until = t + retryAfterMs + graceMs;
+            for (const other of requests) if (other.key !== r.key) lines.get(other.key)?.renew(waiter.id, until, t);
+            let line = lines.get(r.key);
+            if (!line) lines.set(r.key, (line = new WaitingLine()));
+            line.join(waiter.id, waiter.lane, t, until);
+          }
+          return { ok: false, failedKey: r.key, failedIndex: index, retryAfterMs };
         }
-        ids.push(id);
+        ids.push(got.id);
       }
+      if (waiter) for (const r of requests) lines.get(r.key)?.leave(waiter.id);
       const held = requests.map((r, i) => makePermit(r.key, ids[i]!, r.leaseMs));
       return {
         ok: true,
@@ -194,6 +221,8 @@ export function createMemoryLimiter(options: MemoryLimiterOptions = {}): Limiter
       closed = true;
       windows.clear();
       permits.clear();
+      lines.clear();
     },
   };
+  return limiter;
 }

@@ -24,6 +24,7 @@ import {
 } from "./limiter.ts";
 import type { AcquireAllResult } from "./acquire-all.ts";
 import { ACQUIRE_ALL, HIT, IS_OVER, RECORD, RELEASE_ALL, RENEW, type LuaScript } from "./redis-scripts.ts";
+import { HANDOVER_GRACE_MS } from "./waiting-line.ts";
 
 export interface RedisLimiterOptions {
   url: string;
@@ -39,6 +40,8 @@ export interface RedisLimiterOptions {
   maxLogEntries?: number;
   /** Connection errors and failed releases; they are otherwise dropped (ping() shows health). */
   onError?: (err: Error) => void;
+  /** How long a refused caller's place in line outlives its Retry-After (HANDOVER_GRACE_MS). */
+  handOverGraceMs?: number;
 }
 
 export const DEFAULT_KEY_PREFIX = "pd:limits:";
@@ -49,6 +52,7 @@ export function createRedisLimiter(options: RedisLimiterOptions): Limiter {
   const permitRetryAfterMs = options.permitRetryAfterMs ?? DEFAULT_PERMIT_RETRY_AFTER_MS;
   const maxLogEntries = options.maxLogEntries ?? DEFAULT_MAX_LOG_ENTRIES;
   const onError = options.onError ?? (() => {});
+  const graceMs = options.handOverGraceMs ?? HANDOVER_GRACE_MS;
 
   const client = new Redis(options.url, {
     connectionName: "pixeldrop-limits",
@@ -116,6 +120,8 @@ export function createRedisLimiter(options: RedisLimiterOptions): Limiter {
   const nextId = () => `${instanceTag}:${(++seq).toString(36)}`;
   const windowKey = (key: string) => `${prefix}w:${key}`;
   const permitKey = (key: string) => `${prefix}p:${key}`;
+  /** The line of refused callers at a cap (waiting-line.ts): its two lanes and its places' lapse times. */
+  const lineKey = (key: string, part: "live" | "test" | "until") => `${prefix}q:${part}:${key}`;
 
   /** A permit, and the one-way switch a set's release flips for it without a round trip of its own. */
   interface HeldPermit {
@@ -187,20 +193,28 @@ export function createRedisLimiter(options: RedisLimiterOptions): Limiter {
       return got.ok ? { ok: true, permit: got.permits[0]! } : { ok: false, retryAfterMs: got.retryAfterMs };
     },
 
-    async acquireAll(requests): Promise<AcquireAllResult> {
-      const args: (string | number)[] = [];
+    async acquireAll(requests, waiter): Promise<AcquireAllResult> {
+      const head: (string | number)[] = waiter
+        ? [waiter.id, waiter.lane === "test" ? 1 : 0, Math.max(0, Math.floor(waiter.promoteAfterMs)), graceMs, Math.max(0, Math.floor(waiter.maxRetryAfterMs ?? 0))]
+        : ["", 0, 0, graceMs, 0];
+      const ids: string[] = [];
+      const args: (string | number)[] = [...head];
+      const keys: string[] = [];
       for (const r of requests) {
         checkPositiveInt("max", r.max);
         checkPositiveInt("leaseMs", r.leaseMs);
-        args.push(r.max, r.leaseMs, nextId());
+        const id = nextId();
+        ids.push(id);
+        args.push(r.max, r.leaseMs, id, Math.max(1, Math.ceil(r.releaseEveryMs ?? permitRetryAfterMs)));
+        keys.push(permitKey(r.key), lineKey(r.key, "live"), lineKey(r.key, "test"), lineKey(r.key, "until"));
       }
       if (requests.length === 0) return { ok: true, permits: [], release: async () => {} };
-      const [taken, failedIndex] = asInts(await run(ACQUIRE_ALL, requests.map((r) => permitKey(r.key)), args), 2);
+      const [taken, failedIndex, retryAfterMs] = asInts(await run(ACQUIRE_ALL, keys, args), 3);
       if (taken !== 1) {
         const failed = requests[failedIndex!]!;
-        return { ok: false, failedKey: failed.key, failedIndex: failedIndex!, retryAfterMs: permitRetryAfterMs };
+        return { ok: false, failedKey: failed.key, failedIndex: failedIndex!, retryAfterMs: retryAfterMs! };
       }
-      const held = requests.map((r, i) => makePermit(r.key, String(args[3 * i + 2]), r.leaseMs));
+      const held = requests.map((r, i) => makePermit(r.key, ids[i]!, r.leaseMs));
       return {
         ok: true,
         permits: held.map((h) => h.permit),

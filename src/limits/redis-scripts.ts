@@ -89,26 +89,111 @@ return 1`,
 );
 
 /**
- * KEYS permit sets, in the caller's order; ARGV max, leaseMs, permitId for each key in
- * turn → {1, -1} all taken | {0, i} the i-th (0-based) was full and nothing is held.
- * Per key: expired leases dropped, refused when full, else a lease added; the ones
- * already taken are removed again on a refusal: one script, so no other caller sees the
- * half-taken state. A single permit is a set of one.
+ * Permits for one request, all or none, with the line of refused callers at each cap
+ * (waiting-line.ts holds the rules and the in-process twin of this arithmetic).
+ * KEYS, four per request in the caller's order: the permit set (member = permit id,
+ * score = lease expiry), the live lane and the test lane of its line (member = caller,
+ * score = first refusal in ms × 1024 + a counter within that ms), and the places' lapse
+ * times (member = caller, score = ms). ARGV: caller ('' for none), lane (0 live, 1 test),
+ * promoteAfterMs, graceMs, maxRetryAfterMs (0: none); then per request: max, leaseMs,
+ * permitId, releaseEveryMs.
+ * → {1, -1, 0} all taken | {0, i, retryAfterMs}: the i-th (0-based) was full (its slots
+ * held plus the places ahead of this caller), nothing is held, and the caller has a
+ * place in that cap's line. Scores above 10^14 are passed as '%.0f' strings: Lua's own
+ * number-to-string keeps only 14 digits.
  */
 export const ACQUIRE_ALL = script(
   "acquireAll",
-  `for i = 1, #KEYS do
-  local max = tonumber(ARGV[3 * i - 2])
-  local lease = tonumber(ARGV[3 * i - 1])
-  redis.call('ZREMRANGEBYSCORE', KEYS[i], '-inf', now)
-  if redis.call('ZCARD', KEYS[i]) >= max then
-    for j = i - 1, 1, -1 do redis.call('ZREM', KEYS[j], ARGV[3 * j]) end
-    return {0, i - 1}
+  `local caller = ARGV[1]
+local lane = tonumber(ARGV[2])
+local promote = tonumber(ARGV[3])
+local grace = tonumber(ARGV[4])
+local maxWait = tonumber(ARGV[5])
+local PER_MS = 1024
+local n = #KEYS / 4
+local function num(x) return string.format('%.0f', x) end
+-- Drops lapsed places at cap i; true when someone is still in line there.
+local function lapse(i)
+  local places = KEYS[4 * i]
+  if redis.call('ZCARD', places) == 0 then return false end
+  local gone = redis.call('ZRANGEBYSCORE', places, '-inf', now)
+  for _, c in ipairs(gone) do
+    redis.call('ZREM', KEYS[4 * i - 2], c)
+    redis.call('ZREM', KEYS[4 * i - 1], c)
+    redis.call('ZREM', places, c)
   end
-  redis.call('ZADD', KEYS[i], now + lease, ARGV[3 * i])
-  if redis.call('PTTL', KEYS[i]) < lease then redis.call('PEXPIRE', KEYS[i], lease) end
+  return redis.call('ZCARD', places) > 0
 end
-return {1, -1}`,
+-- Places at cap i that go before this caller.
+local function ahead(i)
+  local live = KEYS[4 * i - 2]
+  local test = KEYS[4 * i - 1]
+  local nl = redis.call('ZCARD', live)
+  local nt = redis.call('ZCARD', test)
+  if caller == '' then return nl + nt end
+  local agedBound = (now - promote) * PER_MS + PER_MS - 1
+  if lane == 0 then
+    local aged = redis.call('ZCOUNT', test, '-inf', num(agedBound))
+    local r = redis.call('ZRANK', live, caller)
+    if r then return aged + r end
+    return aged + nl
+  end
+  local s = redis.call('ZSCORE', test, caller)
+  if not s then return nl + nt end
+  local r = redis.call('ZRANK', test, caller)
+  if tonumber(s) <= agedBound then return r end
+  return nl + r
+end
+local function retryAfter(releases, every)
+  local ms = math.max(1, math.ceil(releases * every / 1000)) * 1000
+  if maxWait > 0 then ms = math.min(ms, math.max(1000, math.ceil(maxWait / 1000) * 1000)) end
+  return ms
+end
+for i = 1, n do
+  local held_key = KEYS[4 * i - 3]
+  local a = 5 + 4 * (i - 1)
+  local max = tonumber(ARGV[a + 1])
+  local lease = tonumber(ARGV[a + 2])
+  redis.call('ZREMRANGEBYSCORE', held_key, '-inf', now)
+  local held = redis.call('ZCARD', held_key)
+  local before = 0
+  if lapse(i) then before = ahead(i) end
+  if held + before >= max then
+    for j = i - 1, 1, -1 do redis.call('ZREM', KEYS[4 * j - 3], ARGV[5 + 4 * (j - 1) + 3]) end
+    local wait = retryAfter(math.max(1, held + before - max + 1), tonumber(ARGV[a + 4]))
+    if caller ~= '' then
+      local untilMs = now + wait + grace
+      -- Its places at the other caps last until it is due back too.
+      for j = 1, n do
+        if KEYS[4 * j] ~= KEYS[4 * i] and lapse(j) then redis.call('ZADD', KEYS[4 * j], 'XX', 'GT', untilMs, caller) end
+      end
+      if not redis.call('ZSCORE', KEYS[4 * i], caller) then
+        local line = KEYS[4 * i - 2 + lane]
+        local base = now * PER_MS
+        local top = redis.call('ZREVRANGEBYSCORE', line, num(base + PER_MS - 1), num(base), 'WITHSCORES', 'LIMIT', 0, 1)
+        local score = base
+        if top[2] then score = math.min(tonumber(top[2]) + 1, base + PER_MS - 1) end
+        redis.call('ZADD', line, num(score), caller)
+      end
+      redis.call('ZADD', KEYS[4 * i], untilMs, caller)
+      for k = 4 * i - 2, 4 * i do
+        if redis.call('PTTL', KEYS[k]) < wait + grace then redis.call('PEXPIRE', KEYS[k], wait + grace) end
+      end
+    end
+    return {0, i - 1, wait}
+  end
+  redis.call('ZADD', held_key, now + lease, ARGV[a + 3])
+  if redis.call('PTTL', held_key) < lease then redis.call('PEXPIRE', held_key, lease) end
+end
+if caller ~= '' then
+  for i = 1, n do
+    if redis.call('ZREM', KEYS[4 * i], caller) == 1 then
+      redis.call('ZREM', KEYS[4 * i - 2], caller)
+      redis.call('ZREM', KEYS[4 * i - 1], caller)
+    end
+  end
+end
+return {1, -1, 0}`,
 );
 
 /** KEYS permit sets; ARGV the permit id to remove from each → how many were still there. */

@@ -14,8 +14,8 @@ import {
 
 export interface ContractHarness {
   name: string;
-  /** A fresh limiter. */
-  make(): Limiter;
+  /** A fresh limiter (with a place in line kept `handOverGraceMs` past its Retry-After, when given). */
+  make(o?: { handOverGraceMs?: number }): Limiter;
   /** Lets `ms` of limiter time pass (advance a fake clock, or sleep). */
   advance(ms: number): Promise<void>;
   /** Window and lease length the tests use, in ms. */
@@ -31,9 +31,9 @@ export function runLimiterContract(h: ContractHarness): void {
   // Slack past an expiry, so a real clock has surely crossed it.
   const m = Math.ceil(W / 5);
   const key = (what: string) => `${what}:${randomUUID()}`;
-  const t = (name: string, fn: (l: Limiter) => Promise<void>) =>
+  const t = (name: string, fn: (l: Limiter) => Promise<void>, o?: { handOverGraceMs?: number }) =>
     test(`${h.name}: ${name}`, { skip: h.skip || false, timeout: 30_000 }, async () => {
-      const l = h.make();
+      const l = h.make(o);
       try {
         await fn(l);
       } finally {
@@ -364,6 +364,138 @@ export function runLimiterContract(h: ContractHarness): void {
     await assert.rejects(l.hit(key("x"), 1, 1.5), RangeError);
     await assert.rejects(l.acquire(key("x"), 0, W), RangeError);
     await assert.rejects(l.record(key("x"), -1), RangeError);
+  });
+
+  // The fair hand-over at a full cap (src/limits/waiting-line.ts). Retry-After here
+  // depends only on the places and slots counted, never on the clock, so it is exact
+  // for both implementations.
+  const live = (id: string, promoteAfterMs = 100 * W) => ({ id: `${id}:${randomUUID()}`, lane: "live" as const, promoteAfterMs });
+  const testLane = (id: string, promoteAfterMs: number) => ({ id: `${id}:${randomUUID()}`, lane: "test" as const, promoteAfterMs });
+  const refusedIn = (r: Awaited<ReturnType<Limiter["acquireAll"]>>) => {
+    assert.equal(r.ok, false, "refused");
+    return r.ok ? -1 : r.retryAfterMs;
+  };
+
+  t("hand-over: a freed slot is held for the caller refused first; a newcomer and a call naming no caller are refused", async (l) => {
+    const k = key("handover");
+    const cap = [{ key: k, max: 2, leaseMs: 10 * W, releaseEveryMs: 1000 }];
+    const holders = [await l.acquire(k, 2, 10 * W), await l.acquire(k, 2, 10 * W)];
+    const a = live("a");
+    const b = live("b");
+    assert.equal(refusedIn(await l.acquireAll(cap, a)), 1000, "first in line: one release away");
+    if (holders[0]!.ok) await holders[0]!.permit.release();
+    assert.equal(refusedIn(await l.acquireAll(cap, b)), 1000, "the freed slot is a's; b waits for the next release");
+    assert.equal((await l.acquire(k, 2, 10 * W)).ok, false, "a call naming no caller goes after every place");
+    const got = await l.acquireAll(cap, a);
+    assert.ok(got.ok, "a, coming back, gets the slot held for it");
+    assert.equal(refusedIn(await l.acquireAll(cap, b)), 1000, "cap full again: b is still first in line");
+    if (holders[1]!.ok) await holders[1]!.permit.release();
+    assert.ok((await l.acquireAll(cap, b)).ok, "b gets the next freed slot");
+    assert.equal((await l.acquire(k, 2, W)).ok, false);
+    await got.release();
+    assert.ok((await l.acquire(k, 2, W)).ok, "with nobody in line, anyone may take a freed slot");
+  });
+
+  t("hand-over: first refused, first served; a caller coming back early keeps its place; Retry-After counts the releases ahead", async (l) => {
+    const k = key("order");
+    const cap = (releaseEveryMs: number) => [{ key: k, max: 1, leaseMs: 10 * W, releaseEveryMs }];
+    const holder = await l.acquire(k, 1, 10 * W);
+    assert.ok(holder.ok);
+    const [a, b, c] = [live("a"), live("b"), live("c")];
+    assert.equal(refusedIn(await l.acquireAll(cap(1500), a)), 2000, "1 release × 1.5 s, whole seconds");
+    assert.equal(refusedIn(await l.acquireAll(cap(1500), b)), 3000, "2 releases × 1.5 s");
+    assert.equal(refusedIn(await l.acquireAll(cap(1500), c)), 5000, "3 releases × 1.5 s = 4.5, rounded up");
+    assert.equal(refusedIn(await l.acquireAll(cap(1500), a)), 2000, "a asked again too early: refused, still first");
+    assert.equal(refusedIn(await l.acquireAll(cap(1500), b)), 3000, "b did not move");
+    assert.equal(refusedIn(await l.acquireAll(cap(1500), { ...c, maxRetryAfterMs: 2000 })), 2000, "never past the longest wait given");
+    await holder.permit.release();
+    assert.equal(refusedIn(await l.acquireAll(cap(1500), c)), 3000, "c: the slot is a's, b is next");
+    assert.equal(refusedIn(await l.acquireAll(cap(1500), b)), 2000);
+    const ga = await l.acquireAll(cap(1500), a);
+    assert.ok(ga.ok, "a first");
+    await ga.release();
+    assert.equal(refusedIn(await l.acquireAll(cap(1500), c)), 2000);
+    const gb = await l.acquireAll(cap(1500), b);
+    assert.ok(gb.ok, "then b");
+    await gb.release();
+    assert.ok((await l.acquireAll(cap(1500), c)).ok, "then c");
+  });
+
+  t(
+    "hand-over: a place lapses when its caller does not come back within Retry-After plus the grace",
+    async (l) => {
+      const k = key("lapse");
+      const cap = [{ key: k, max: 1, leaseMs: 10 * W, releaseEveryMs: 1000 }];
+      const holder = await l.acquire(k, 1, 10 * W);
+      assert.ok(holder.ok);
+      assert.equal(refusedIn(await l.acquireAll(cap, live("gone"))), 1000);
+      await holder.permit.release();
+      assert.equal((await l.acquire(k, 1, W)).ok, false, "the freed slot is held for the caller in line");
+      await h.advance(1000 + W + m);
+      const next = await l.acquire(k, 1, W);
+      assert.ok(next.ok, "its place lapsed: the slot is nobody's");
+    },
+    { handOverGraceMs: W },
+  );
+
+  t(
+    "hand-over: live places go first; a test place goes before them once it has waited promoteAfterMs",
+    async (l) => {
+      const k = key("lanes");
+      const P = 2 * W;
+      const cap = [{ key: k, max: 1, leaseMs: 10 * W, releaseEveryMs: 1000 }];
+      const holder = await l.acquire(k, 1, 10 * W);
+      assert.ok(holder.ok);
+      const tester = testLane("t", P);
+      const payer = live("l", P);
+      assert.equal(refusedIn(await l.acquireAll(cap, tester)), 1000);
+      assert.equal(refusedIn(await l.acquireAll(cap, payer)), 1000, "the live place goes before the test place");
+      assert.equal(refusedIn(await l.acquireAll(cap, tester)), 2000, "the test caller now waits for two releases");
+      await holder.permit.release();
+      assert.equal(refusedIn(await l.acquireAll(cap, tester)), 1000);
+      const paid = await l.acquireAll(cap, payer);
+      assert.ok(paid.ok, "paid call first");
+      const later = live("l2", P);
+      assert.equal(refusedIn(await l.acquireAll(cap, later)), 1000, "a newer live caller is still ahead of the test place");
+      await h.advance(P + m);
+      assert.equal(refusedIn(await l.acquireAll(cap, later)), 2000, "after promoteAfterMs the test place goes first");
+      await paid.release();
+      assert.equal(refusedIn(await l.acquireAll(cap, later)), 1000);
+      const free = await l.acquireAll(cap, tester);
+      assert.ok(free.ok, "the test caller that waited gets the slot");
+      await free.release();
+      assert.ok((await l.acquireAll(cap, later)).ok);
+    },
+    { handOverGraceMs: 4 * W },
+  );
+
+  t("hand-over across caps: a caller refused at the second cap holds nothing at the first and leaves every line once admitted", async (l) => {
+    const org = key("org");
+    const global = key("global");
+    const caps = (o: string) => [
+      { key: o, max: 1, leaseMs: 10 * W, releaseEveryMs: 1000 },
+      { key: global, max: 1, leaseMs: 10 * W, releaseEveryMs: 1000 },
+    ];
+    const holder = await l.acquire(global, 1, 10 * W);
+    assert.ok(holder.ok);
+    const a = live("a");
+    const refused = await l.acquireAll(caps(org), a);
+    assert.equal(refused.ok, false);
+    if (!refused.ok) assert.deepEqual([refused.failedIndex, refused.retryAfterMs], [1, 1000]);
+    const orgSlot = await l.acquire(org, 1, W);
+    assert.ok(orgSlot.ok, "the refusal held no org slot");
+    await orgSlot.permit.release();
+    await holder.permit.release();
+    const otherOrg = key("other-org");
+    const b = live("b");
+    assert.equal(refusedIn(await l.acquireAll(caps(otherOrg), b)), 1000, "the global slot is held for a");
+    const got = await l.acquireAll(caps(org), a);
+    assert.ok(got.ok, "a gets it");
+    await got.release();
+    const gb = await l.acquireAll(caps(otherOrg), b);
+    assert.ok(gb.ok, "then b");
+    await gb.release();
+    assert.ok((await l.acquire(global, 1, W)).ok, "a and b left the global line when admitted: nothing is held for them");
   });
 
   test(`${h.name}: ping is true while open; after close, calls reject as unavailable`, { skip: h.skip || false }, async () => {

@@ -12,7 +12,7 @@ function fakeClock(start = 1_750_000_000_000) {
 const clock = fakeClock();
 runLimiterContract({
   name: "memory",
-  make: () => createMemoryLimiter({ now: clock.now }),
+  make: (o) => createMemoryLimiter({ now: clock.now, ...o }),
   advance: clock.advance,
   unit: 60_000,
   exact: true,

@@ -13,11 +13,11 @@ import { runLimiterContract } from "./limiter-contract.ts";
 const url = process.env.REDIS_URL;
 const skip = url ? false : "REDIS_URL not set";
 const prefix = `pdtest:limits:${randomUUID()}:`;
-const make = () => createRedisLimiter({ url: url!, keyPrefix: prefix });
+const make = (o?: { handOverGraceMs?: number }) => createRedisLimiter({ url: url!, keyPrefix: prefix, ...o });
 
 runLimiterContract({
   name: "redis",
-  make,
+  make: (o) => make(o),
   advance: (ms) => sleep(ms),
   unit: 500,
   exact: false,
@@ -110,9 +110,54 @@ test("redis: acquireAll is one command for all its permits, and the set's releas
     const one = (d: Record<string, number>) => (d.evalsha ?? 0) + (d.eval ?? 0) - (d.eval ? 1 : 0);
     assert.equal(one(delta(t0, t1)), 1, `acquire: ${JSON.stringify(delta(t0, t1))}`);
     assert.equal(one(delta(t1, t2)), 1, `release: ${JSON.stringify(delta(t1, t2))}`);
+    // A refusal that takes a place in line, and the hand-over to that place: one script each.
+    const waiter = { id: `w:${randomUUID()}`, lane: "live" as const, promoteAfterMs: 30_000 };
+    const held = await l.acquireAll(requests);
+    assert.ok(held.ok);
+    const t3 = await calls();
+    assert.equal((await l.acquireAll(requests.map((r) => ({ ...r, max: 1 })), waiter)).ok, false);
+    const t4 = await calls();
+    await held.release();
+    const t5 = await calls();
+    const handed = await l.acquireAll(requests.map((r) => ({ ...r, max: 1 })), waiter);
+    const t6 = await calls();
+    assert.ok(handed.ok);
+    await handed.release();
+    assert.equal(one(delta(t3, t4)), 1, `refusal with a place: ${JSON.stringify(delta(t3, t4))}`);
+    assert.equal(one(delta(t5, t6)), 1, `hand-over: ${JSON.stringify(delta(t5, t6))}`);
     for (const r of requests) assert.equal(await raw.zcard(`${prefix}p:${r.key}`), 0, "every permit was removed");
   } finally {
     await l.close();
+    raw.disconnect();
+  }
+});
+
+test("redis: the line at a cap is one for every gateway: a caller refused through one instance is first through the other", { skip }, async () => {
+  const a = make();
+  const b = make();
+  const raw = new Redis(url!);
+  try {
+    const k = `shared-line:${randomUUID()}`;
+    const cap = [{ key: k, max: 1, leaseMs: 10_000, releaseEveryMs: 1000 }];
+    const waiter = { id: `w:${randomUUID()}`, lane: "live" as const, promoteAfterMs: 30_000 };
+    const greedy = { id: `g:${randomUUID()}`, lane: "live" as const, promoteAfterMs: 30_000 };
+    const holder = await a.acquireAll(cap, greedy);
+    assert.ok(holder.ok);
+    const refused = await a.acquireAll(cap, waiter);
+    assert.equal(refused.ok, false);
+    await holder.release();
+    // The greedy caller sends again at once, through the other gateway: the slot is the waiter's.
+    assert.equal((await b.acquireAll(cap, greedy)).ok, false);
+    const got = await b.acquireAll(cap, waiter);
+    assert.ok(got.ok, "the waiter, back through the other gateway, gets the slot held for it");
+    await got.release();
+    // Nothing of the line outlives it: the places' keys expire with their last place.
+    for (const part of ["live", "test", "until"]) {
+      const ttl = await raw.pttl(`${prefix}q:${part}:${k}`);
+      assert.ok(ttl === -2 || (ttl > 0 && ttl <= 1000 + 3000), `${part} ttl ${ttl}`);
+    }
+  } finally {
+    await Promise.all([a.close(), b.close()]);
     raw.disconnect();
   }
 });
