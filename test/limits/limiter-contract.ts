@@ -429,11 +429,18 @@ export function runLimiterContract(h: ContractHarness): void {
       const holder = await l.acquire(k, 1, 10 * W);
       assert.ok(holder.ok);
       assert.equal(refusedIn(await l.acquireAll(cap, live("gone"))), 1000);
+      // A second place, told to come back much later, keeps the line itself alive.
+      const stays = live("stays");
+      assert.equal(refusedIn(await l.acquireAll([{ ...cap[0]!, releaseEveryMs: 10_000 }], stays)), 20_000);
       await holder.permit.release();
       assert.equal((await l.acquire(k, 1, W)).ok, false, "the freed slot is held for the caller in line");
       await h.advance(1000 + W + m);
-      const next = await l.acquire(k, 1, W);
-      assert.ok(next.ok, "its place lapsed: the slot is nobody's");
+      assert.equal((await l.acquire(k, 1, W)).ok, false, "now held for the second place");
+      const next = await l.acquireAll(cap, stays);
+      assert.ok(next.ok, "the first place lapsed: the caller behind it is first");
+      await next.release();
+      await h.advance(20_000);
+      assert.ok((await l.acquire(k, 1, W)).ok, "the line is empty once every place lapsed or was served");
     },
     { handOverGraceMs: W },
   );
