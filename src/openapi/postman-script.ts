@@ -24,8 +24,13 @@ export const variable = (name: string): string => `pm.collectionVariables.get(${
 /** A collection variable as a number. */
 export const variableNumber = (name: string): string => `Number(${variable(name)})`;
 
-/** Keeps `expression` in the collection variable `name` for the requests after this one. */
-export const save = (name: string, expression: string): string => `pm.collectionVariables.set(${js(name)}, String(${expression}));`;
+/**
+ * Keeps `expression` in the collection variable `name` for the requests after this one.
+ * A failed request (no such field or header) leaves the variable as it was, so the
+ * failure is reported once, where it happened, not again by every later check.
+ */
+export const save = (name: string, expression: string): string =>
+  `var kept = ${expression}; if (kept != null) pm.collectionVariables.set(${js(name)}, String(kept));`;
 
 /** The answer's JSON body (only for answers that are JSON). */
 export const json = "pm.response.json()";
