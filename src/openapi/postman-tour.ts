@@ -39,6 +39,8 @@ export interface TourFolder {
 
 /** The image the cut-outs send, relative to the runner's working directory (docs/). */
 export const SAMPLE_IMAGE = "pixeldrop-sample.jpg";
+/** Its size in pixels: a preview cut-out keeps it (it is under the preview tier's pixels). */
+const SAMPLE_SIZE = { width: 240, height: 160 };
 
 /** Variables a person sets before running: everything else the run fills in itself. */
 export const USER_VARIABLES = [
@@ -69,9 +71,9 @@ const equals = (name: string, actual: string, expected: string) => check(name, [
 /** The checks every successful cut-out gets: a PNG of the sample's size. */
 const cutOutChecks = (): string[] => [
   ...check("a PNG", [`pm.expect(${header("Content-Type")}).to.match(/^image\\/png/);`]),
-  ...check(`${H.width} x ${H.height}: the sample's 240 x 160 (preview keeps it)`, [
-    `pm.expect(${headerNumber(H.width)}).to.eql(240);`,
-    `pm.expect(${headerNumber(H.height)}).to.eql(160);`,
+  ...check(`${H.width} x ${H.height}: the sample's ${SAMPLE_SIZE.width} x ${SAMPLE_SIZE.height} (preview keeps it)`, [
+    `pm.expect(${headerNumber(H.width)}).to.eql(${SAMPLE_SIZE.width});`,
+    `pm.expect(${headerNumber(H.height)}).to.eql(${SAMPLE_SIZE.height});`,
   ]),
 ];
 
