@@ -106,10 +106,11 @@ export function createMemoryLimiter(options: MemoryLimiterOptions = {}): Limiter
    * A lease on one of `max` slots under `key`, or, when the slots held plus the places
    * in line ahead of this caller fill the cap, the releases it must wait for.
    */
-  function takeSlot(r: PermitRequest, t: number, w: WaiterView): { id: string } | { releases: number } {
+  function takeSlot(r: PermitRequest, t: number, w: WaiterView): { id: string } | { releases: number; untilPromoted: number } {
     const leases = liveLeases(r.key, t);
-    const ahead = lineAt(r.key, t)?.ahead(w, t) ?? 0;
-    if (leases.size + ahead >= r.max) return { releases: releasesToWait(leases.size, ahead, r.max) };
+    const line = lineAt(r.key, t);
+    const ahead = line?.ahead(w, t) ?? 0;
+    if (leases.size + ahead >= r.max) return { releases: releasesToWait(leases.size, ahead, r.max), untilPromoted: line?.untilPromoted(w, t) ?? 0 };
     const id = `m${++nextPermit}`;
     leases.set(id, t + r.leaseMs);
     return { id };
@@ -189,7 +190,7 @@ export function createMemoryLimiter(options: MemoryLimiterOptions = {}): Limiter
         const got = takeSlot(r, t, w);
         if (!("id" in got)) {
           ids.forEach((taken, i) => permits.get(requests[i]!.key)?.leases.delete(taken));
-          const retryAfterMs = retryAfterForPlace(got.releases, r.releaseEveryMs ?? permitRetryAfterMs, waiter?.maxRetryAfterMs ?? 0);
+          const retryAfterMs = retryAfterForPlace(got.releases, r.releaseEveryMs ?? permitRetryAfterMs, waiter?.maxRetryAfterMs ?? 0, got.untilPromoted);
           if (waiter) {
             // Its place here, and the ones it already has at the other caps, last until it is due back.
             const until = t + retryAfterMs + graceMs;

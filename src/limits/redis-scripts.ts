@@ -99,7 +99,7 @@ return 1`,
  * permitId, releaseEveryMs.
  * → {1, -1, 0} all taken | {0, i, retryAfterMs}: the i-th (0-based) was full (its slots
  * held plus the places ahead of this caller), nothing is held, and the caller has a
- * place in that cap's line. Scores above 10^14 are passed as '%.0f' strings: Lua's own
+ * place in that cap's line (retryAfterForPlace in waiting-line.ts). Scores above 10^14 are passed as '%.0f' strings: Lua's own
  * number-to-string keeps only 14 digits.
  */
 export const ACQUIRE_ALL = script(
@@ -144,8 +144,18 @@ local function ahead(i)
   if tonumber(s) <= agedBound then return r end
   return nl + r
 end
-local function retryAfter(releases, every)
-  local ms = math.max(1, math.ceil(releases * every / 1000)) * 1000
+-- A test place with live places waiting: ms until it is promoted (else 0).
+local function untilPromoted(i)
+  if caller == '' or lane ~= 1 or redis.call('ZCARD', KEYS[4 * i - 2]) == 0 then return 0 end
+  local s = redis.call('ZSCORE', KEYS[4 * i - 1], caller)
+  local since = now
+  if s then since = math.floor(tonumber(s) / PER_MS) end
+  return math.max(0, since + promote - now)
+end
+local function retryAfter(releases, every, promoted)
+  local ms = releases * every
+  if promoted > 0 then ms = math.max(ms, promoted + every) end
+  ms = math.max(1, math.ceil(ms / 1000)) * 1000
   if maxWait > 0 then ms = math.min(ms, math.max(1000, math.ceil(maxWait / 1000) * 1000)) end
   return ms
 end
@@ -160,7 +170,7 @@ for i = 1, n do
   if lapse(i) then before = ahead(i) end
   if held + before >= max then
     for j = i - 1, 1, -1 do redis.call('ZREM', KEYS[4 * j - 3], ARGV[5 + 4 * (j - 1) + 3]) end
-    local wait = retryAfter(math.max(1, held + before - max + 1), tonumber(ARGV[a + 4]))
+    local wait = retryAfter(math.max(1, held + before - max + 1), tonumber(ARGV[a + 4]), untilPromoted(i))
     if caller ~= '' then
       local untilMs = now + wait + grace
       -- Its places at the other caps last until it is due back too.

@@ -42,9 +42,17 @@ export function releasesToWait(held: number, ahead: number, max: number): number
   return Math.max(1, held + ahead - max + 1);
 }
 
-/** Whole seconds in ms, at least 1 s, at most maxMs (0: unbounded). */
-export function retryAfterForPlace(releases: number, releaseEveryMs: number, maxMs: number): number {
-  const s = Math.max(1, Math.ceil((releases * releaseEveryMs) / 1000)) * 1000;
+/**
+ * When to come back: the releases ahead × the release interval, or, for a test place that
+ * live places are ahead of, one release after it is promoted (`untilPromotedMs` > 0):
+ * live callers keep arriving ahead of it until then, so an earlier return would only be
+ * refused again (and use up the test key's calls per minute). Whole seconds in ms, at
+ * least 1 s, at most maxMs (0: unbounded).
+ */
+export function retryAfterForPlace(releases: number, releaseEveryMs: number, maxMs: number, untilPromotedMs = 0): number {
+  let ms = releases * releaseEveryMs;
+  if (untilPromotedMs > 0) ms = Math.max(ms, untilPromotedMs + releaseEveryMs);
+  const s = Math.max(1, Math.ceil(ms / 1000)) * 1000;
   return maxMs > 0 ? Math.min(s, Math.max(1000, Math.ceil(maxMs / 1000) * 1000)) : s;
 }
 
@@ -81,6 +89,14 @@ export class WaitingLine {
     }
     if (mine < 0) return live.length + test.length;
     return test[mine]!.score <= agedBound ? mine : live.length + mine;
+  }
+
+  /** For a test place (or a test caller about to take one) with live places waiting: ms until it is promoted; else 0. */
+  untilPromoted(w: WaiterView, t: number): number {
+    if (w.caller === undefined || w.lane !== "test" || this.lanes.live.length === 0) return 0;
+    const mine = this.lanes.test.find((p) => p.caller === w.caller);
+    const since = mine ? Math.floor(mine.score / SCORE_PER_MS) : t;
+    return Math.max(0, since + w.promoteAfterMs - t);
   }
 
   has(caller: string): boolean {

@@ -449,17 +449,20 @@ export function runLimiterContract(h: ContractHarness): void {
     "hand-over: live places go first; a test place goes before them once it has waited promoteAfterMs",
     async (l) => {
       const k = key("lanes");
-      const P = 2 * W;
+      const P = 4 * W;
       const cap = [{ key: k, max: 1, leaseMs: 10 * W, releaseEveryMs: 1000 }];
       const holder = await l.acquire(k, 1, 10 * W);
       assert.ok(holder.ok);
       const tester = testLane("t", P);
       const payer = live("l", P);
-      assert.equal(refusedIn(await l.acquireAll(cap, tester)), 1000);
+      assert.equal(refusedIn(await l.acquireAll(cap, tester)), 1000, "nobody ahead: one release");
       assert.equal(refusedIn(await l.acquireAll(cap, payer)), 1000, "the live place goes before the test place");
-      assert.equal(refusedIn(await l.acquireAll(cap, tester)), 2000, "the test caller now waits for two releases");
+      const told = refusedIn(await l.acquireAll(cap, tester));
+      // Live places ahead: come back one release after the promotion (P + 1 s, less the ms gone by).
+      assert.ok(told >= P + 500 && told <= P + 1000, `the test caller is told to come back once promoted: ${told}`);
+      if (h.exact) assert.equal(told, P + 1000);
       await holder.permit.release();
-      assert.equal(refusedIn(await l.acquireAll(cap, tester)), 1000);
+      assert.equal(refusedIn(await l.acquireAll(cap, tester)) >= P, true, "still behind the live place");
       const paid = await l.acquireAll(cap, payer);
       assert.ok(paid.ok, "paid call first");
       const later = live("l2", P);
@@ -473,7 +476,7 @@ export function runLimiterContract(h: ContractHarness): void {
       await free.release();
       assert.ok((await l.acquireAll(cap, later)).ok);
     },
-    { handOverGraceMs: 4 * W },
+    { handOverGraceMs: 8 * W },
   );
 
   t("hand-over across caps: a caller refused at the second cap holds nothing at the first and leaves every line once admitted", async (l) => {
