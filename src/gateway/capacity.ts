@@ -4,8 +4,14 @@
 // first: test calls may hold at most TEST_SHARE_PERCENT of it, so the rest is always
 // there for live calls), and the global slot. Narrowest first, taken in one step of the
 // limits store (Limiter.acquireAll, src/limits/acquire-all.ts).
-// Retry-After on a refusal comes from how long permits of that kind are being held
-// (hold-clock.ts), rounded by the one rule in retry-after.ts.
+// A refused call keeps a place in line at the cap that refused it, under its API key
+// (src/limits/waiting-line.ts): the next freed slot is held for the first place, so a
+// client that comes back when told gets in ahead of one that sends again at once. Live
+// places go first; a test place goes before them once it has waited TEST_MAX_WAIT_MS,
+// the rule the product's queue follows (docs/DECISIONS.md, "Fair hand-over at a cap").
+// Retry-After on a refusal is when the caller's turn is expected: the releases ahead of
+// its place × how often a slot of that kind frees (hold-clock.ts: holding time ÷ cap),
+// whole seconds by the one rule in retry-after.ts.
 import { fail, type Failure } from "../http/api-error.ts";
 import { retryAfterSeconds } from "../http/retry-after.ts";
 import type { Limiter, Permit } from "../limits/index.ts";
@@ -17,6 +23,8 @@ export interface CapacitySettings {
   globalConcurrency: number;
   orgLiveConcurrency: number;
   testSharePercent: number;
+  /** A test call's place in line goes before live ones once it has waited this long (TEST_MAX_WAIT_MS). */
+  testMaxWaitMs: number;
   permitLeaseMs: number;
   deadlineMs: number;
 }
@@ -81,11 +89,11 @@ export async function takePermits(
   const maxS = Math.ceil(s.deadlineMs / 1000);
   const closed = slots.find((x) => x.max < 1);
   if (closed) return closed.refusal(maxS); // TEST_SHARE_PERCENT=0: test calls are not served
-  const got = await limiter.acquireAll(slots.map((x) => ({ key: x.key, max: x.max, leaseMs: s.permitLeaseMs })));
-  if (!got.ok) {
-    const slot = slots[got.failedIndex]!;
-    return slot.refusal(retryAfterSeconds(holds.untilRelease(slot.group, slot.max), maxS));
-  }
+  const got = await limiter.acquireAll(
+    slots.map((x) => ({ key: x.key, max: x.max, leaseMs: s.permitLeaseMs, releaseEveryMs: holds.untilRelease(x.group, x.max) })),
+    { id: key.keyId, lane: key.kind, promoteAfterMs: s.testMaxWaitMs, maxRetryAfterMs: s.deadlineMs },
+  );
+  if (!got.ok) return slots[got.failedIndex]!.refusal(retryAfterSeconds(got.retryAfterMs, maxS));
   const takenAt = now();
   let released = false;
   // A call refused right after (no credit, a spending limit) held its slot for

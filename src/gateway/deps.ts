@@ -13,6 +13,8 @@ export interface GatewaySettings {
   orgLiveConcurrency: number;
   /** Share (%) of globalConcurrency test-key calls may hold (TEST_SHARE_PERCENT). */
   testSharePercent: number;
+  /** A test call waiting at a cap goes before live ones once it has waited this long (TEST_MAX_WAIT_MS). */
+  testMaxWaitMs: number;
   /** Permit lease; renewed every third of it while the request runs. */
   permitLeaseMs: number;
   invalidKeyLimit: number;

@@ -106,6 +106,7 @@ export function buildApp(s: Services, o: AppOptions): BuiltApp {
       globalConcurrency: c.GLOBAL_CONCURRENCY,
       orgLiveConcurrency: c.ORG_LIVE_CONCURRENCY,
       testSharePercent: c.TEST_SHARE_PERCENT,
+      testMaxWaitMs: c.TEST_MAX_WAIT_MS,
       permitLeaseMs: c.PERMIT_LEASE_MS,
       invalidKeyLimit: c.INVALID_KEY_LIMIT,
       invalidKeyWindowS: c.INVALID_KEY_WINDOW_S,
