@@ -1,42 +1,60 @@
 # Pixeldrop for CPU-only hosts (no GPU, no CUDA). One image serves both roles of the
 # split deployment: a gateway when PRODUCT_URL is set, gateway + product engine when not
-# (see docs/DEPLOY.md). Everything the service needs at run time is in the image: the
-# model is assembled at build time from the @imgly/background-removal-data npm package
-# and checked by sha256, and the onnxruntime-web runtime is copied into wasm/, so a
-# running container downloads nothing.
+# (see docs/DEPLOY.md). Everything the service needs at run time is in the image and
+# nothing else: JavaScript built from src/ (no TypeScript at run time), production
+# dependencies, one model (MODELS), the one onnxruntime-web build Node loads, and
+# migrations. A running container downloads nothing.
 #
-#   docker build -t pixeldrop .
+#   docker build -t pixeldrop .                              # the service, WASM backend
+#   docker build --build-arg MODELS=small,medium -t pixeldrop .   # both models
+#   docker build --target native -t pixeldrop:native .      # + onnxruntime-node, backend native
 #   docker run -p 8080:8080 -e OPERATOR_TOKEN=... pixeldrop
+#
+# Where no registry or container runtime is reachable: deploy/image-check.sh builds it
+# and runs its CMD in a chroot (docs/DEPLOY.md).
 ARG NODE_IMAGE=node:20-bookworm-slim
 
+# ---- build: every dependency (TypeScript, the model data package), dist/ and models/.
 FROM ${NODE_IMAGE} AS build
 WORKDIR /app
 # onnxruntime-node's install script fetches CUDA provider binaries on some hosts; its CPU
-# binaries are inside the npm package already. Skipped here and in .npmrc.
+# binaries are inside the npm package already. No install script runs here at all: the
+# two steps the repository's prepare would run are explicit below.
 ENV ONNXRUNTIME_NODE_INSTALL=skip
-# Only what npm ci and its prepare step (scripts/assemble-models.mjs, which runs
-# src/assets/assemble.ts and its one import, src/inference/file-hash.ts) read, so other
-# source edits do not invalidate the cached dependency layer.
 COPY package.json package-lock.json .npmrc ./
-COPY scripts/assemble-models.mjs ./scripts/
-COPY src/assets/assemble.ts ./src/assets/
-COPY src/inference/file-hash.ts ./src/inference/
+RUN npm ci --ignore-scripts --no-audit --no-fund
+COPY tsconfig.json tsconfig.build.json ./
+COPY scripts/build.mjs scripts/assemble-models.mjs ./scripts/
+COPY src ./src
 COPY models/manifest.json ./models/
 COPY wasm/README.md ./wasm/
-# Production dependencies only. tsx is one of them on purpose: the service runs its
-# TypeScript through tsx's loader (CMD below); typescript, deno, playwright-core and the
-# test tools are devDependencies and stay out. prepare assembles models/*.onnx,
-# checking every chunk and the whole file by sha256; a mismatch fails the build.
-RUN npm ci --omit=dev --no-audit --no-fund
+# The models the image serves (manifest names, comma-separated). Each is assembled from
+# @imgly/background-removal-data, every chunk and the whole file checked by sha256.
+ARG MODELS=small
+RUN node scripts/build.mjs \
+ && find dist -name '*.d.ts' -delete \
+ && node scripts/assemble-models.mjs --models "$MODELS" --runtimes wasm
 # Verify again with a read-only check (assemble-models repairs; this one only fails).
 COPY deploy/verify-models.mjs ./deploy/
-RUN node deploy/verify-models.mjs .
-# Slim the copy: the chunked model package (~350 MB) is not read once models/ is built,
-# and onnxruntime-node's macOS and Windows binaries (~220 MB) never load on Linux.
-RUN rm -rf node_modules/@imgly/background-removal-data \
- && find node_modules/onnxruntime-node/bin -mindepth 2 -maxdepth 2 -type d ! -name linux -exec rm -rf {} +
+RUN node deploy/verify-models.mjs . "$MODELS"
 
-FROM ${NODE_IMAGE}
+# ---- deps: production dependencies only, without what Node never loads.
+FROM ${NODE_IMAGE} AS deps
+WORKDIR /app
+COPY package.json package-lock.json .npmrc ./
+# --omit=dev leaves out tsx, esbuild, TypeScript, the model data package and
+# onnxruntime-node (optional peers, kept as devDependencies for the repository's tests).
+# onnxruntime-web ships ~135 MB of builds (WebGPU, JSPI, WebGL, bundles, source maps);
+# Node imports ort.node.min.mjs, which loads the plain SIMD + threads build; the engine's
+# asset check finds the package by its require entry, ort.node.min.js.
+RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund \
+ && cd node_modules/onnxruntime-web \
+ && find dist -type f ! -name 'ort.node.min.mjs' ! -name 'ort.node.min.js' ! -name 'ort-wasm-simd-threaded.mjs' ! -name 'ort-wasm-simd-threaded.wasm' -delete \
+ && rm -rf lib docs \
+ && test -f dist/ort.node.min.mjs -a -f dist/ort.node.min.js -a -f dist/ort-wasm-simd-threaded.wasm
+
+# ---- service: the image (the default target; see the last line).
+FROM ${NODE_IMAGE} AS service
 ENV NODE_ENV=production \
     PORT=8080 \
     HOST=0.0.0.0 \
@@ -44,25 +62,39 @@ ENV NODE_ENV=production \
 WORKDIR /app
 # Application files stay owned by root and read-only to the service user; only DATA_DIR
 # (PGlite when DATABASE_URL is unset, the generated key pepper) is writable.
-COPY --from=build /app/node_modules ./node_modules
+COPY --from=deps /app/node_modules ./node_modules
+COPY --from=build /app/dist ./dist
 COPY --from=build /app/models ./models
-COPY --from=build /app/wasm ./wasm
-# tsconfig.json is read at run time: tsx takes the console's JSX settings
-# (jsxImportSource hono/jsx) from it.
-COPY package.json tsconfig.json ./
-COPY bin ./bin
+COPY package.json ./
 COPY migrations ./migrations
-COPY src ./src
-COPY scripts/assemble-models.mjs ./scripts/
-RUN mkdir -p /data && chown node:node /data
+COPY wasm/README.md ./wasm/
+# wasm/ is where the engine points onnxruntime-web (src/inference/backend-ort-web.ts); it
+# checks these against the package's own copies by sha256 at start, so links to them
+# serve without a second 14 MB copy.
+RUN ln -s ../node_modules/onnxruntime-web/dist/ort-wasm-simd-threaded.mjs ../node_modules/onnxruntime-web/dist/ort-wasm-simd-threaded.wasm wasm/ \
+ && mkdir -p /data && chown node:node /data
 USER node
 EXPOSE 8080
-# main.ts drains in-flight requests for up to DEADLINE_MS + 10 s (150 s) after SIGTERM, so give
+# main.js drains in-flight requests for up to DEADLINE_MS + 10 s (150 s) after SIGTERM, so give
 # containers a stop timeout above that (compose stop_grace_period, k8s
 # terminationGracePeriodSeconds).
 STOPSIGNAL SIGTERM
-# /readyz: stores reachable and, where the engine runs, the model warm. A WASM session
-# takes up to ~10 s to start on a loaded 2-core machine, hence the start period.
+# /readyz: stores reachable and, where the engine runs, the model session started.
 HEALTHCHECK --interval=15s --timeout=5s --start-period=120s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:'+(process.env.PORT||8080)+'/readyz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
-CMD ["node", "--import", "tsx", "src/main.ts"]
+CMD ["node", "dist/main.js"]
+
+# ---- native (opt-in: --target native): onnxruntime-node with this platform's binaries
+# only (the package carries macOS, Windows and both Linux architectures), backend native.
+FROM build AS native-files
+RUN mkdir -p /out && cd node_modules/onnxruntime-node \
+ && arch=$(node -p process.arch) \
+ && cp -r --parents package.json dist "bin/napi-v6/linux/$arch" /out/ \
+ && test -f "/out/bin/napi-v6/linux/$arch/onnxruntime_binding.node"
+
+FROM service AS native
+COPY --from=native-files /out /app/node_modules/onnxruntime-node
+ENV INFERENCE_BACKEND=native
+
+# The last stage is what a plain `docker build .` produces: the service without native.
+FROM service

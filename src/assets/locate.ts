@@ -5,10 +5,11 @@
 // or, when those cannot be written (a read-only install), into a cache folder.
 import { homedir } from "node:os";
 import { join } from "node:path";
-import { AssembleError, assembleAssets, type AssetManifest } from "./assemble.ts";
+import { AssembleError, assembleAssets, type AssetManifest, type OrtRuntimeBuild } from "./assemble.ts";
 import { PACKAGE_MODELS_DIR, PACKAGE_ROOT, PACKAGE_WASM_DIR } from "./paths.ts";
 import { loadManifest } from "../inference/manifest.ts";
 import { InferenceError, messageOf } from "../inference/errors.ts";
+import { hasWebGpu } from "../inference/backend-ort-web.ts";
 
 export interface AssetDirs {
   /** Holds the model files; the manifest is always the package's own. */
@@ -26,17 +27,31 @@ export function cacheDir(env: Record<string, string | undefined> = process.env):
 }
 
 /**
- * The folders to load `model` (a manifest name, or a path, which needs no assembling) and
- * the runtime from, building what is missing or damaged. `modelsDir` set: an operator's
- * folder of ready models, used as it is.
+ * The onnxruntime-web builds a backend can load: auto takes WebGPU only where navigator.gpu
+ * exists (never under Node), native loads none. Unset (the assemble command): both. A
+ * container therefore needs only the build its backend uses.
  */
-export async function locateAssets(opts: { model: string; modelsDir?: string }): Promise<AssetDirs> {
+export function runtimesFor(backend: string | undefined): OrtRuntimeBuild[] {
+  if (backend === "wasm") return ["wasm"];
+  if (backend === "webgpu") return ["webgpu"];
+  if (backend === "auto") return hasWebGpu() ? ["wasm", "webgpu"] : ["wasm"];
+  if (backend === "native") return [];
+  return ["wasm", "webgpu"];
+}
+
+/**
+ * The folders to load `model` (a manifest name, or a path, which needs no assembling) and
+ * the runtime `backend` needs from, building what is missing or damaged. `modelsDir` set:
+ * an operator's folder of ready models, used as it is.
+ */
+export async function locateAssets(opts: { model: string; modelsDir?: string; backend?: string }): Promise<AssetDirs> {
   const loaded = await loadManifest(join(PACKAGE_MODELS_DIR, "manifest.json"));
   if (!loaded.ok) throw new InferenceError("model_unavailable", loaded.title);
   const manifest: AssetManifest = loaded.manifest;
   const named = Object.hasOwn(manifest.models, opts.model) && !opts.modelsDir;
   const models = named ? [opts.model] : [];
-  const build = (dirs: AssetDirs) => assembleAssets({ anchor: PACKAGE_ROOT, manifest, models, ...dirs });
+  const runtimes = runtimesFor(opts.backend);
+  const build = (dirs: AssetDirs) => assembleAssets({ anchor: PACKAGE_ROOT, manifest, models, runtimes, ...dirs });
 
   const own: AssetDirs = { modelsDir: opts.modelsDir ?? PACKAGE_MODELS_DIR, wasmDir: PACKAGE_WASM_DIR };
   try {

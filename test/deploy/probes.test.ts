@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { appServices, checkAppService, checkWiring, type Probe } from "./support/compose-checks.ts";
 import { probeProblems, roleApps, type RoleApps } from "./support/config-checks.ts";
-import { DEPLOY, interpolateTree, parseEnvFile, readComposeRaw, readDockerfile, readHaproxy, readK8s, readText, type Compose } from "./support/deploy-files.ts";
+import { DEPLOY, interpolateTree, parseEnvFile, readComposeRaw, readDockerfile, readHaproxy, readK8s, readText, resolvedStage, type Compose } from "./support/deploy-files.ts";
 import { checkK8s } from "./support/k8s-checks.ts";
 
 function allProbes(): Probe[] {
@@ -20,7 +20,8 @@ function allProbes(): Probe[] {
     ...checkK8s(readK8s()).probes,
   ];
   // The image's own HEALTHCHECK runs in either role.
-  const hc = readDockerfile().stages.at(-1)!.find((i) => i.op === "HEALTHCHECK")!.args;
+  const { stages } = readDockerfile();
+  const hc = resolvedStage(stages, stages.length - 1).find((i) => i.op === "HEALTHCHECK")!.args;
   const path = /\/\/127\.0\.0\.1:'\+\(process\.env\.PORT\|\|\d+\)\+'(\/[a-z]+)'/.exec(hc)?.[1];
   assert.ok(path, `no path found in HEALTHCHECK ${hc}`);
   probes.push({ where: "Dockerfile HEALTHCHECK", role: "gateway", path }, { where: "Dockerfile HEALTHCHECK", role: "product", path });

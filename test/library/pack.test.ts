@@ -1,8 +1,9 @@
 // A stranger's install: `npm pack` this repository, install the tarball into an empty
 // project with install scripts disabled (npm may block a dependency's scripts), and cut
 // out a photo from a plain .mjs script, in Node (no tsx, no loader) and in Deno (the
-// package.json bare specifier, node_modules/ managed by npm). The model is assembled on
-// first use from the installed data package, found through hoisting.
+// package.json bare specifier, node_modules/ managed by npm). The default model comes in
+// the tarball, so neither the model data package nor onnxruntime-node nor the development
+// loop's tsx/esbuild is installed; the onnxruntime-web runtime is copied on first use.
 import { test, after } from "node:test";
 import assert from "node:assert/strict";
 import { execFileSync, spawnSync } from "node:child_process";
@@ -36,10 +37,11 @@ test("npm pack ships the built library, the licence files and the manifest, and 
   const [packed] = JSON.parse(out.slice(out.indexOf("[\n"))) as { filename: string; files: { path: string }[] }[];
   tarball = join(work, packed!.filename);
   const paths = packed!.files.map((f) => f.path);
-  for (const must of ["dist/index.js", "dist/index.d.ts", "dist/inference/worker-bootstrap.mjs", "dist/product/pipeline-worker.js", "dist/product/pipeline-bands-worker.js", "models/manifest.json", "LICENSE", "NOTICE", "package.json", "bin/pixeldrop.mjs"]) {
+  for (const must of ["dist/index.js", "dist/index.d.ts", "dist/inference/worker-bootstrap.mjs", "dist/product/pipeline-worker.js", "dist/product/pipeline-bands-worker.js", "models/manifest.json", "models/isnet-small.onnx", "models/background-removal-data.LICENSE.md", "LICENSE", "NOTICE", "package.json", "bin/pixeldrop.mjs"]) {
     assert.ok(paths.includes(must), `the tarball lacks ${must}`);
   }
-  const strays = paths.filter((p) => /^(test|docs|deploy|\.ci|src|bench|scripts)\//.test(p) || p.endsWith(".onnx") || p.startsWith("node_modules/"));
+  // One model (the default); the other is built from the data package, installed on request.
+  const strays = paths.filter((p) => /^(test|docs|deploy|\.ci|src|bench|scripts)\//.test(p) || (p.endsWith(".onnx") && p !== "models/isnet-small.onnx") || p.startsWith("node_modules/") || /^wasm\/.*\.(wasm|mjs)$/.test(p));
   assert.deepEqual(strays, []);
 });
 
@@ -48,19 +50,24 @@ test("installed into an empty project without install scripts, a plain Node .mjs
   project = join(work, "consumer");
   sh("mkdir", ["-p", project], work);
   writeFileSync(join(project, "package.json"), JSON.stringify({ name: "consumer", private: true, type: "module" }));
-  sh("npm", ["install", tarball, "--ignore-scripts", "--omit=optional", "--no-audit", "--no-fund", "--prefer-offline"], project);
+  sh("npm", ["install", tarball, "--ignore-scripts", "--no-audit", "--no-fund", "--prefer-offline"], project);
   writeFileSync(join(project, "cut.mjs"), CUT_SCRIPT);
   copyFileSync(join(REPO, "test/fixtures/photos/chelsea.png"), join(project, "photo.png"));
-  assert.equal(existsSync(join(project, "node_modules/pixeldrop/models/isnet-small.onnx")), false, "nothing assembled at install");
+  // Only what the library needs: no model data package, no native runtime, no TypeScript loader.
+  for (const heavy of ["@imgly/background-removal-data", "onnxruntime-node", "tsx", "esbuild"]) {
+    assert.equal(existsSync(join(project, "node_modules", heavy)), false, `${heavy} was installed`);
+  }
+  assert.ok(existsSync(join(project, "node_modules/pixeldrop/models/isnet-small.onnx")), "the default model comes in the tarball");
+  const installedMb = Number(sh("du", ["-sm", "node_modules"], project).split("\t")[0]);
 
   const r = spawnSync(process.execPath, ["cut.mjs"], { cwd: project, encoding: "utf8", timeout: 300_000 });
   assert.equal(r.status, 0, r.stderr);
   assert.deepEqual(JSON.parse(r.stdout.trim().split("\n").pop()!).width, 451);
   const png = readFileSync(join(project, "cutout.png"));
   assert.deepEqual([...png.subarray(1, 4)], [0x50, 0x4e, 0x47]);
-  assert.ok(existsSync(join(project, "node_modules/pixeldrop/models/isnet-small.onnx")), "assembled on first use");
+  assert.ok(existsSync(join(project, "node_modules/pixeldrop/wasm/ort-wasm-simd-threaded.wasm")), "the runtime copied on first use");
   const mb = Number(sh("du", ["-sm", "node_modules"], project).split("\t")[0]);
-  console.log(`consumer install (npm install pixeldrop --omit=optional, small model assembled): ${mb} MB`);
+  console.log(`consumer install (npm install pixeldrop): ${installedMb} MB installed, ${mb} MB after the first cut-out`);
 });
 
 test("Deno runs the same script against the npm-installed package (bare specifier, nodeModulesDir)", { skip: !existsSync(DENO) && "no deno devDependency", timeout: 600_000 }, () => {

@@ -165,6 +165,23 @@ export function readDockerfile(path = join(REPO, "Dockerfile")): { stages: Docke
   return { stages, preamble };
 }
 
+/** The name a stage is given by `FROM image AS name`, lower-cased. */
+export function stageName(stage: DockerInstruction[]): string | undefined {
+  return /\bAS\s+(\S+)\s*$/i.exec(stage[0]!.args)?.[1]?.toLowerCase();
+}
+
+/**
+ * A stage with what it inherits: `FROM <earlier stage>` brings that stage's instructions
+ * (ENV, USER, CMD, ...) first. The default target is the last stage, so
+ * `image(stages, stages.length - 1)` is what a plain `docker build .` produces.
+ */
+export function resolvedStage(stages: DockerInstruction[][], index: number): DockerInstruction[] {
+  const stage = stages[index]!;
+  const base = stage[0]!.args.split(/\s+/).find((w) => !w.startsWith("--"))!.toLowerCase();
+  const parent = stages.findIndex((s, i) => i < index && stageName(s) === base);
+  return parent < 0 ? stage : [...resolvedStage(stages, parent), ...stage.slice(1)];
+}
+
 /** ENV instructions of a stage as a map (both `ENV A=1 B=2` and `ENV A 1`). */
 export function dockerEnv(stage: DockerInstruction[]): Record<string, string> {
   const out: Record<string, string> = {};
