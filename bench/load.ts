@@ -12,12 +12,17 @@
 // MODEL_TEST_CONNECTIONS (8: test-key callers beside the live ones; the table reports
 // each class: admitted, refused, p50/p99, Retry-After against the actual wait),
 // MODEL_GLOBAL_CONCURRENCY (4).
+// The fairness run (LOAD_FAIRNESS=0 to skip): a small global cap in front of a stand-in
+// product of fixed duration, greedy callers against callers that wait Retry-After;
+// FAIR_SECONDS (60), FAIR_JOB_MS (2000), FAIR_GLOBAL_CONCURRENCY (4), FAIR_GREEDY (6),
+// FAIR_HONOURING (4), FAIR_TEST (2), FAIR_GREEDY_RETRY_MS (100).
 // Needs DATABASE_URL and REDIS_URL (a scratch database and Redis db 12 are used).
 import { loadavg, cpus } from "node:os";
 import { formatOpenLoopNotes, formatTable, TABLE_NOTES } from "../test/load/table.ts";
 import { runGatewaySuite } from "../test/load/suite.ts";
 import { unloggedAnswers } from "../test/load/run-scenario.ts";
 import { runModelScenario, formatModelTable } from "../test/load/model-run.ts";
+import { runFairnessScenario, formatFairnessTable } from "../test/load/fairness-run.ts";
 import { storesSkip } from "../test/load/stack.ts";
 
 const num = (name: string, def: number) => (process.env[name] ? Number(process.env[name]) : def);
@@ -67,6 +72,22 @@ if (process.env.LOAD_GATEWAY !== "0") {
   }
   const met = run.results.filter((r) => r.met).length;
   console.log(`targets met: ${met} of ${run.results.length}`);
+}
+
+if (process.env.LOAD_FAIRNESS !== "0") {
+  const fr = await runFairnessScenario({
+    seconds: num("FAIR_SECONDS", 60),
+    jobMs: num("FAIR_JOB_MS", 2000),
+    globalCap: num("FAIR_GLOBAL_CONCURRENCY", 4),
+    greedy: num("FAIR_GREEDY", 6),
+    honouring: num("FAIR_HONOURING", 4),
+    testCallers: num("FAIR_TEST", 2),
+    greedyRetryMs: num("FAIR_GREEDY_RETRY_MS", 100),
+    log,
+  });
+  console.log(`\n## Fair at the cap (gateway + fixed-duration stand-in product), ${machine()}\n`);
+  console.log(formatFairnessTable(fr));
+  if (!fr.ok) failed = true;
 }
 
 if (process.env.LOAD_MODEL !== "0") {
