@@ -152,6 +152,12 @@ local function untilPromoted(i)
   if s then since = math.floor(tonumber(s) / PER_MS) end
   return math.max(0, since + promote - now)
 end
+-- The line's keys at cap i live at least ms more (its last place lapses by then).
+local function keepFor(i, ms)
+  for k = 4 * i - 2, 4 * i do
+    if redis.call('PTTL', KEYS[k]) < ms then redis.call('PEXPIRE', KEYS[k], ms) end
+  end
+end
 local function retryAfter(releases, every, promoted)
   local ms = releases * every
   if promoted > 0 then ms = math.max(ms, promoted + every) end
@@ -175,7 +181,10 @@ for i = 1, n do
       local untilMs = now + wait + grace
       -- Its places at the other caps last until it is due back too.
       for j = 1, n do
-        if KEYS[4 * j] ~= KEYS[4 * i] and lapse(j) then redis.call('ZADD', KEYS[4 * j], 'XX', 'GT', untilMs, caller) end
+        if KEYS[4 * j] ~= KEYS[4 * i] and lapse(j) and redis.call('ZSCORE', KEYS[4 * j], caller) then
+          redis.call('ZADD', KEYS[4 * j], 'GT', untilMs, caller)
+          keepFor(j, wait + grace)
+        end
       end
       if not redis.call('ZSCORE', KEYS[4 * i], caller) then
         local line = KEYS[4 * i - 2 + lane]
@@ -186,9 +195,7 @@ for i = 1, n do
         redis.call('ZADD', line, num(score), caller)
       end
       redis.call('ZADD', KEYS[4 * i], untilMs, caller)
-      for k = 4 * i - 2, 4 * i do
-        if redis.call('PTTL', KEYS[k]) < wait + grace then redis.call('PEXPIRE', KEYS[k], wait + grace) end
-      end
+      keepFor(i, wait + grace)
     end
     return {0, i - 1, wait}
   end

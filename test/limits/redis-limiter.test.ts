@@ -161,3 +161,37 @@ test("redis: the line at a cap is one for every gateway: a caller refused throug
     raw.disconnect();
   }
 });
+
+test("redis: a place kept at one cap while its caller waits at the next lives as long as the new wait", { skip }, async () => {
+  const l = make();
+  const raw = new Redis(url!);
+  try {
+    const first = `first-cap:${randomUUID()}`;
+    const second = `second-cap:${randomUUID()}`;
+    const caps = [
+      { key: first, max: 1, leaseMs: 10_000, releaseEveryMs: 1000 },
+      { key: second, max: 1, leaseMs: 10_000, releaseEveryMs: 20_000 },
+    ];
+    const waiter = { id: `w:${randomUUID()}`, lane: "live" as const, promoteAfterMs: 30_000 };
+    const holdsFirst = await l.acquire(first, 1, 10_000);
+    assert.ok(holdsFirst.ok);
+    const atFirst = await l.acquireAll(caps, waiter);
+    assert.ok(!atFirst.ok && atFirst.failedIndex === 0 && atFirst.retryAfterMs === 1000);
+    await holdsFirst.permit.release();
+    const holdsSecond = await l.acquire(second, 1, 10_000);
+    assert.ok(holdsSecond.ok);
+    const atSecond = await l.acquireAll(caps, waiter);
+    assert.ok(!atSecond.ok && atSecond.failedIndex === 1 && atSecond.retryAfterMs === 20_000);
+    // Its place at the first cap now lasts 20 s + the grace, and so must the keys holding it.
+    for (const part of ["live", "until"]) {
+      const ttl = await raw.pttl(`${prefix}q:${part}:${first}`);
+      assert.ok(ttl > 20_000, `${part} at the first cap: ttl ${ttl}`);
+    }
+    assert.equal((await l.acquire(first, 1, 1000)).ok, false, "the first cap's slot is still held for it");
+    await holdsSecond.permit.release();
+    assert.ok((await l.acquireAll(caps, waiter)).ok);
+  } finally {
+    await l.close();
+    raw.disconnect();
+  }
+});
