@@ -77,10 +77,11 @@ export function isLimiterUnavailable(err: unknown): err is LimiterUnavailableErr
 }
 
 /**
- * Retry-After hint for a refused permit. When a slot frees depends on how long the
- * holders' requests run (typically seconds, sometimes minutes), which nobody knows in
- * advance; a short fixed hint keeps waiting clients responsive, and a refused request is
- * free. One second is the smallest whole-second Retry-After that is not "retry at once".
+ * Release interval assumed for a cap when the caller gives none (PermitRequest's
+ * releaseEveryMs): a refused permit's Retry-After is this × the releases it waits for.
+ * When a slot frees depends on how long the holders' requests run, which only the caller
+ * can estimate (the gateway does, from holding times); one second is the smallest
+ * whole-second Retry-After that is not "retry at once".
  */
 export const DEFAULT_PERMIT_RETRY_AFTER_MS = 1000;
 
