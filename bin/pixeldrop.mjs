@@ -1,16 +1,15 @@
 #!/usr/bin/env node
-// The `pixeldrop` command. From the repository it runs the TypeScript sources through
-// tsx's loader; from an installed package (no src/ in it) it runs the built dist/.
-// Deno runs the .ts entry directly: deno run -A src/cli/main.ts.
+// The `pixeldrop` command: runs the JavaScript built from src/ into dist/, installed or
+// in a checkout alike (no TypeScript loader at run time). In a checkout, a dist/ older
+// than src/ stops here with a message (src/require-fresh-dist.mjs); `npm run build`
+// makes it fresh. Deno runs the sources directly: deno run -A src/cli/main.ts.
 import { existsSync } from "node:fs";
 
-const source = new URL("../src/cli/main.ts", import.meta.url);
-let main;
-if (existsSync(source)) {
-  const { register } = await import("tsx/esm/api");
-  register();
-  ({ main } = await import(source.href));
-} else {
-  ({ main } = await import("../dist/cli/main.js"));
+const entry = new URL("../dist/cli/main.js", import.meta.url);
+if (!existsSync(entry)) {
+  console.error("pixeldrop: dist/ is not built. Run `npm run build` in the package folder.");
+  process.exit(1);
 }
+await import("../dist/require-fresh-dist.mjs");
+const { main } = await import(entry.href);
 process.exitCode = await main(process.argv.slice(2));

@@ -5,16 +5,29 @@
 // tests import the package by its name, which resolves into dist/.
 // The output is written to a scratch folder and swapped in by rename, so a process that
 // is importing from dist/ while another build runs never sees it half written.
-import { cpSync, renameSync, rmSync } from "node:fs";
+// dist/build-stamp.json records which sources it was built from (src/build-stamp.mjs): the
+// CLI and the service refuse to run a dist/ older than the src/ beside it. The stamp is
+// taken before compiling, so a source saved during the build also counts as newer.
+// `--if-possible` (npm's prepare step): skip, with a note, where TypeScript is not
+// installed (a production install of the checkout); the start-up check still guards.
+import { cpSync, existsSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { spawnSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
+
+import { STAMP_FILE, sourceStamp } from "../src/build-stamp.mjs";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 const dist = fileURLToPath(new URL("../dist", import.meta.url));
 const scratch = `${dist}.build-${process.pid}`;
 const old = `${dist}.old-${process.pid}`;
-rmSync(scratch, { recursive: true, force: true });
 const tsc = fileURLToPath(new URL("../node_modules/typescript/bin/tsc", import.meta.url));
+if (process.argv.includes("--if-possible") && !existsSync(tsc)) {
+  console.log("build: typescript is not installed; dist/ not built (`npm run build` after installing the devDependencies)");
+  process.exit(0);
+}
+const stamp = sourceStamp(fileURLToPath(new URL("../src", import.meta.url)));
+rmSync(scratch, { recursive: true, force: true });
 const r = spawnSync(process.execPath, [tsc, "-p", "tsconfig.build.json", "--outDir", scratch], { cwd: root, stdio: "inherit" });
 if (r.status !== 0) {
   rmSync(scratch, { recursive: true, force: true });
@@ -23,6 +36,7 @@ if (r.status !== 0) {
 // Everything that is not source code keeps its place under dist/.
 const isCode = (path) => /\.(m?ts|tsx|mjs)$/.test(path);
 cpSync(new URL("../src/", import.meta.url), scratch, { recursive: true, filter: (src) => !isCode(src) });
+writeFileSync(join(scratch, STAMP_FILE), `${JSON.stringify({ src: stamp })}\n`);
 try {
   renameSync(dist, old);
 } catch (e) {

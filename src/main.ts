@@ -1,5 +1,7 @@
 // Composition root: config → services → app → server, plus the hold (and idempotency key) sweeper and a
 // graceful shutdown. Runs on Node (@hono/node-server) and Deno (Deno.serve).
+// First import: from a checkout, a dist/ older than src/ stops here (require-fresh-dist.mjs).
+import "./require-fresh-dist.mjs";
 import { ConfigError, parseConfig, type Config } from "./config.ts";
 import { buildApp } from "./wiring/app.ts";
 import { createLogger } from "./wiring/logger.ts";

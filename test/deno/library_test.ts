@@ -1,9 +1,10 @@
-// The library under `deno test` with its sanitizers on (ops, resources, exit): imported by
-// path from the repository, as a Deno user without npm would. The real model on a real
+// The library under `deno test` with its sanitizers on (ops, resources, exit): the built
+// package (dist/, as `npm run build` or the test runner leaves it) imported by path, the
+// JavaScript a Deno user gets from the npm package. The real model on a real
 // photo, ImageError, abort, dispose leaving nothing running; and a `deno run` of a script
 // that never disposes its remover, which must still exit by itself.
 // (Named *_test.ts: Deno's pattern, not the `.test.ts` of Node's runner.)
-import { createRemover, ImageError, InferenceError } from "../../src/index.ts";
+import { createRemover, ImageError, InferenceError } from "../../dist/index.js";
 import { decodeImage } from "../../src/imaging/index.ts";
 import { maskProblems, PHOTO_CASES } from "../support/photo-masks.ts";
 
