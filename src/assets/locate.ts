@@ -42,16 +42,16 @@ export function runtimesFor(backend: string | undefined): OrtRuntimeBuild[] {
 /**
  * The folders to load `model` (a manifest name, or a path, which needs no assembling) and
  * the runtime `backend` needs from, building what is missing or damaged. `modelsDir` set:
- * an operator's folder of ready models, used as it is.
+ * an operator's folder of ready models, used as it is. `modelCheck` as in assembleAssets.
  */
-export async function locateAssets(opts: { model: string; modelsDir?: string; backend?: string }): Promise<AssetDirs> {
+export async function locateAssets(opts: { model: string; modelsDir?: string; backend?: string; modelCheck?: "sha256" | "size" }): Promise<AssetDirs> {
   const loaded = await loadManifest(join(PACKAGE_MODELS_DIR, "manifest.json"));
   if (!loaded.ok) throw new InferenceError("model_unavailable", loaded.title);
   const manifest: AssetManifest = loaded.manifest;
   const named = Object.hasOwn(manifest.models, opts.model) && !opts.modelsDir;
   const models = named ? [opts.model] : [];
   const runtimes = runtimesFor(opts.backend);
-  const build = (dirs: AssetDirs) => assembleAssets({ anchor: PACKAGE_ROOT, manifest, models, runtimes, ...dirs });
+  const build = (dirs: AssetDirs) => assembleAssets({ anchor: PACKAGE_ROOT, manifest, models, runtimes, modelCheck: opts.modelCheck, ...dirs });
 
   const own: AssetDirs = { modelsDir: opts.modelsDir ?? PACKAGE_MODELS_DIR, wasmDir: PACKAGE_WASM_DIR };
   try {

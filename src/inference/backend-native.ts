@@ -3,6 +3,7 @@
 // (npm --omit=optional, or platforms without a binary) still run on WebAssembly.
 import type * as OrtCommon from "onnxruntime-common";
 import { InferenceError, messageOf } from "./errors.ts";
+import { readModelBytes } from "./model-bytes.ts";
 import { checkGraphNames, type RunnerOptions, type TensorRunner } from "./runner.ts";
 
 // onnxruntime-node re-exports onnxruntime-common's API; typing it through common keeps
@@ -41,11 +42,19 @@ export const nativeSessionOptions = (threads: number): OrtCommon.InferenceSessio
 
 export async function createNativeRunner(opts: RunnerOptions): Promise<TensorRunner> {
   const ort = await importNativeOrt();
+  // Read once and hashed while the session starts from the same bytes (model-bytes.ts).
+  const model = await readModelBytes(opts.modelPath, opts.model);
   let session: OrtCommon.InferenceSession;
   try {
-    session = await ort.InferenceSession.create(opts.modelPath, nativeSessionOptions(opts.threads));
+    session = await ort.InferenceSession.create(model.bytes, nativeSessionOptions(opts.threads));
   } catch (err) {
     throw new InferenceError("model_unavailable", `cannot start a native session: ${messageOf(err)}`, { cause: err });
+  }
+  try {
+    await model.verified;
+  } catch (err) {
+    await session.release();
+    throw err;
   }
   const problem = checkGraphNames(opts.model, session.inputNames, session.outputNames);
   if (problem) {

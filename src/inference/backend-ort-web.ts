@@ -9,11 +9,11 @@
 // ORT-web's env is per JavaScript realm and read once, when the first session starts the
 // runtime: the first session's thread count wins for the whole thread. The pool gives every
 // session its own worker thread, so in practice each session sets it once.
-import { readFile } from "node:fs/promises";
 import { resolve, sep } from "node:path";
 import { pathToFileURL } from "node:url";
 import type * as Ort from "onnxruntime-web";
 import { InferenceError, messageOf } from "./errors.ts";
+import { readModelBytes } from "./model-bytes.ts";
 import { checkGraphNames, type RunnerOptions, type TensorRunner } from "./runner.ts";
 
 type OrtModule = typeof Ort;
@@ -83,12 +83,10 @@ export async function createOrtWebRunner(opts: RunnerOptions, preference: "wasm"
   if (preference === "webgpu" && !hasWebGpu()) {
     throw new InferenceError("model_unavailable", "backend webgpu needs navigator.gpu (Deno or a browser); use wasm or auto");
   }
-  let bytes: Uint8Array;
-  try {
-    bytes = new Uint8Array(await readFile(opts.modelPath));
-  } catch (err) {
-    throw new InferenceError("model_unavailable", `cannot read model ${opts.modelPath}: ${messageOf(err)}`, { cause: err });
-  }
+  // The file's bytes go to the runtime as read (it copies them into its own heap) and are
+  // hashed meanwhile; they are dropped once the session holds the model.
+  const model = await readModelBytes(opts.modelPath, opts.model);
+  const bytes = model.bytes;
 
   let ort = await importOrtWeb(tryGpu ? "webgpu" : "default");
   configureOrtWeb(ort, opts.wasmDir, opts.threads);
@@ -106,6 +104,13 @@ export async function createOrtWebRunner(opts: RunnerOptions, preference: "wasm"
     session = await startSession(ort, bytes, opts, backend).catch((e: unknown) => {
       throw wrapStartError(e, "wasm");
     });
+  }
+
+  try {
+    await model.verified;
+  } catch (err) {
+    await session.release();
+    throw err;
   }
 
   const [height, width] = opts.model.inputSize;

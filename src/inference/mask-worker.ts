@@ -2,7 +2,7 @@
 // The product's pipeline worker does the whole image; this one serves the inference
 // tests (test/inference/mask-worker.test.ts) and anyone who wants the mask alone.
 import { serveWorker } from "./worker-host.ts";
-import { createMaskSession, warmUp, type MaskSession, type MaskSessionOptions } from "./session.ts";
+import { createMaskSession, type MaskSession, type MaskSessionOptions } from "./session.ts";
 
 export interface MaskJob {
   /** inputSize RGB, 3 bytes per pixel; transfer its buffer. */
@@ -17,7 +17,6 @@ export interface MaskResult {
 export interface MaskWorkerInfo {
   backend: MaskSession["backend"];
   inputSize: MaskSession["inputSize"];
-  warmUpMs: number;
 }
 
 let session: MaskSession | undefined; // one per worker thread, created by init
@@ -25,8 +24,7 @@ let session: MaskSession | undefined; // one per worker thread, created by init
 serveWorker<MaskSessionOptions, MaskJob, MaskResult, MaskWorkerInfo>({
   async init(options) {
     session = await createMaskSession(options);
-    const warmUpMs = await warmUp(session);
-    return { backend: session.backend, inputSize: session.inputSize, warmUpMs };
+    return { backend: session.backend, inputSize: session.inputSize };
   },
   async handle(job) {
     if (!session) throw new Error("mask worker used before init");

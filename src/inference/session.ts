@@ -112,10 +112,3 @@ async function createRunner(opts: MaskSessionOptions): Promise<TensorRunner> {
       throw new InferenceError("model_unavailable", `unknown inference backend "${String(opts.backend)}"`);
   }
 }
-
-/** One run on a blank input: the first run pays for kernel selection and memory arenas. */
-export async function warmUp(session: MaskSession): Promise<number> {
-  const started = performance.now();
-  await session.run(new Uint8Array(session.inputSize.width * session.inputSize.height * 3));
-  return performance.now() - started;
-}

@@ -6,6 +6,7 @@ import { locateAssets } from "../assets/locate.ts";
 import { PACKAGE_MODELS_DIR, PACKAGE_WASM_DIR } from "../assets/paths.ts";
 import { InferenceError } from "../inference/errors.ts";
 import { resolveModel } from "../inference/manifest.ts";
+import { isModelMismatch } from "../inference/model-bytes.ts";
 import { createMaskSession, type BackendChoice } from "../inference/session.ts";
 import { createEngine, type Engine } from "../product/engine.ts";
 import { createInlineEngine } from "../product/inline-engine.ts";
@@ -23,12 +24,16 @@ export interface EngineSettings {
 }
 
 /**
- * Resolves once the engine is built. Pool workers warm up in the background (the service
- * answers 503 meanwhile): `engine.whenReady()` says when they are done.
+ * Resolves once the engine is built. Pool workers start their sessions in the background
+ * (the service answers 503 meanwhile): `engine.whenReady()` says when they are done.
+ * A model file of the right size is not hashed here: each session hashes the bytes it
+ * loads, while it starts (src/inference/model-bytes.ts). `modelCheck: "sha256"` hashes
+ * it here first and rebuilds it when damaged (openReadyEngine's second try).
  */
-export async function openEngine(s: EngineSettings): Promise<Engine> {
+export async function openEngine(s: EngineSettings, modelCheck: "sha256" | "size" = "size"): Promise<Engine> {
   // The stub reads no model or runtime file: nothing to check or build for it.
-  const dirs = s.backend === "stub" ? { modelsDir: s.modelsDir ?? PACKAGE_MODELS_DIR, wasmDir: PACKAGE_WASM_DIR } : await locateAssets(s);
+  const dirs =
+    s.backend === "stub" ? { modelsDir: s.modelsDir ?? PACKAGE_MODELS_DIR, wasmDir: PACKAGE_WASM_DIR } : await locateAssets({ ...s, modelCheck });
   const model = await resolveModel({ model: s.model, modelsDir: dirs.modelsDir });
   if (!model.ok) throw new InferenceError(model.code, model.title);
   const session = {
@@ -41,4 +46,28 @@ export async function openEngine(s: EngineSettings): Promise<Engine> {
   };
   if (s.workers === 0) return createInlineEngine(await createMaskSession(session));
   return createEngine({ poolSize: s.workers, session });
+}
+
+/**
+ * openEngine, then waits until every session has started. A session that finds its model
+ * file damaged (same size, other bytes) fails its start; the file is then checked and
+ * rebuilt from the installed data package, and the engine opened once more.
+ */
+export async function openReadyEngine(s: EngineSettings): Promise<Engine> {
+  try {
+    return await ready(await openEngine(s));
+  } catch (err) {
+    if (!isModelMismatch(err) || s.modelsDir) throw err;
+  }
+  return ready(await openEngine(s, "sha256"));
+}
+
+async function ready(engine: Engine): Promise<Engine> {
+  try {
+    await engine.whenReady();
+  } catch (err) {
+    await engine.dispose().catch(() => {});
+    throw err;
+  }
+  return engine;
 }

@@ -5,7 +5,7 @@ import type { Engine } from "../product/engine.ts";
 import type { PipelineOk } from "../product/pipeline.ts";
 import { ImageError } from "./errors.ts";
 import { ownBytes, type ImageInput } from "./input.ts";
-import { openEngine } from "./open-engine.ts";
+import { openReadyEngine } from "./open-engine.ts";
 import { readRemoveOptions, readRemoverOptions, type RemoveOptions, type RemoverOptions } from "./options.ts";
 
 /**
@@ -30,17 +30,13 @@ export interface Remover {
 // Node 20 may lack the well-known symbol; `await using` then finds it under its registry name.
 const asyncDispose: typeof Symbol.asyncDispose = Symbol.asyncDispose ?? (Symbol.for("Symbol.asyncDispose") as typeof Symbol.asyncDispose);
 
-/** Builds the engine and waits until its sessions are warm (seconds; the model loads once). */
+/**
+ * Builds the engine and waits until its sessions have started (about a second; the model
+ * loads once). No inference runs before the first remove().
+ */
 export async function createRemover(options?: RemoverOptions): Promise<Remover> {
   const choice = readRemoverOptions(options);
-  const engine = await openEngine(choice);
-  try {
-    await engine.whenReady();
-  } catch (err) {
-    await engine.dispose().catch(() => {});
-    throw err;
-  }
-  return wrapEngine(engine);
+  return wrapEngine(await openReadyEngine(choice));
 }
 
 function wrapEngine(engine: Engine): Remover {

@@ -55,7 +55,7 @@ export interface Admission {
   admit(key: string, deadlineMs: number, kind?: CallClass): { ok: true; ticket: Ticket } | Failure;
   stats(): AdmissionStats;
   /**
-   * Replaces the starting guess with a measured one (the warm-up run), unless real jobs
+   * Replaces the starting guess with a measured job time, unless real jobs
    * have already finished. A guess far below the real time would let a first wave queue
    * past its deadline (504) instead of being refused at once with Retry-After.
    */

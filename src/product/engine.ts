@@ -1,6 +1,7 @@
 // The removal engine: a pool of workers, each with one model session, running the
-// whole pipeline. Built once at start; warming happens in the background so the HTTP
-// server can answer /healthz (and 503 service_not_ready) meanwhile.
+// whole pipeline. Built once at start; the sessions start in the background so the HTTP
+// server can answer /healthz (and 503 service_not_ready) meanwhile. Ready means every
+// worker holds a created session; no inference is run before the first job.
 import { moduleBeside } from "../inference/module-url.ts";
 import { createWorkerPool, type WorkerPool } from "../inference/pool.ts";
 import type { createMaskSession } from "../inference/session.ts";
@@ -15,8 +16,6 @@ export interface EngineState {
   poolSize: number;
   busy: number;
   queued: number;
-  /** How long the warm-up inference took: a first estimate of one job's duration. */
-  warmUpMs?: number;
   /** Helper threads each worker splits its pixel steps with (pipeline-bands.ts); 0: none. */
   bandHelpers?: number;
 }
@@ -24,12 +23,11 @@ export interface EngineState {
 /** What a pipeline worker's init reports (pipeline-worker.ts). */
 export interface PipelineWorkerInfo {
   backend: string;
-  warmUpMs: number;
   bandHelpers: number;
 }
 
 export interface Engine {
-  /** Resolves when every worker has its warm session; rejects if they cannot start. */
+  /** Resolves when every worker has its session; rejects if they cannot start. */
   whenReady(): Promise<void>;
   state(): EngineState;
   /**
@@ -50,16 +48,11 @@ export function createEngine(opts: { poolSize: number; session: SessionSettings;
   let ready = false;
   let failed: string | undefined;
   let backend: string | undefined;
-  let warmUpMs: number | undefined;
   let bandHelpers: number | undefined;
   const warm = pool.ready().then(
     (info) => {
       ready = true;
       backend = (info as { backend?: string } | undefined)?.backend;
-      // Reads the pool's info, which has no warmUpMs (it is in info.workers[i]): so far
-      // admission is never calibrated and keeps its 3 s default. Reading it from the
-      // workers changes which calls tests with slow stubs get admitted (issue 14 notes).
-      warmUpMs = (info as { warmUpMs?: number } | undefined)?.warmUpMs;
       // Every worker starts the same way; the first one's report stands for all.
       bandHelpers = (info.workers[0] as PipelineWorkerInfo | undefined)?.bandHelpers;
     },
@@ -74,7 +67,7 @@ export function createEngine(opts: { poolSize: number; session: SessionSettings;
     whenReady: () => warm,
     state() {
       const s = pool.stats();
-      return { ready, failed, backend: backend ?? s.backend, poolSize: s.size, busy: s.busy, queued: s.queued, warmUpMs, bandHelpers };
+      return { ready, failed, backend: backend ?? s.backend, poolSize: s.size, busy: s.busy, queued: s.queued, bandHelpers };
     },
     run(job, signal) {
       return pool.run(job, [job.image.buffer as ArrayBuffer], signal);

@@ -2,7 +2,7 @@
 // runs the complete pipeline for each job, so decoding and encoding also stay off the
 // HTTP event loop.
 import { serveWorker } from "../inference/worker-host.ts";
-import { createMaskSession, warmUp, type MaskSession } from "../inference/session.ts";
+import { createMaskSession, type MaskSession } from "../inference/session.ts";
 import { runPipeline, type PipelineJob, type PipelineResult } from "./pipeline.ts";
 import type { PipelineWorkerInfo, SessionSettings } from "./engine.ts";
 import { startThreadBands, type ThreadBands } from "./pipeline-bands.ts";
@@ -17,9 +17,10 @@ serveWorker<SessionSettings, PipelineJob, PipelineResult, PipelineWorkerInfo>({
     const helpers = startThreadBands(settings.threads - 1);
     session = await createMaskSession(settings);
     bands = await helpers;
-    // Warm-up: the first run pays for graph optimisation and memory arenas.
-    // Its duration seeds the admission's job-time estimate (see engine.ts).
-    return { backend: session.backend, warmUpMs: await warmUp(session), bandHelpers: bands ? bands.parts - 1 : 0 };
+    // No warm-up run: the first job pays what a first run costs beyond later ones (the
+    // runtime's heap growing to its working size, about 1 s on the 2-core machine) instead
+    // of every start paying a whole inference nobody asked for (docs/MODEL.md, "Memory").
+    return { backend: session.backend, bandHelpers: bands ? bands.parts - 1 : 0 };
   },
   handle: async (job) => {
     if (!session) throw new Error("worker used before init");

@@ -91,8 +91,9 @@ export async function createServices(config: Config, opts: ServiceOptions): Prom
   if (engine && admission) {
     engine.whenReady().then(
       () => {
+        // No warm-up inference to calibrate from: admission keeps its starting guess until
+        // the first real job reports (docs/DECISIONS.md, "Admission's first estimate").
         const st = engine.state();
-        admission.calibrate(st.warmUpMs ?? Number.NaN);
         opts.log({ level: "info", msg: "engine ready", backend: st.backend, poolSize: st.poolSize, bandHelpers: st.bandHelpers });
       },
       () => {}, // a failed start is reported through engine.state() and /readyz
