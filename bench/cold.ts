@@ -179,7 +179,9 @@ async function main() {
     {
       key: "b",
       label: "one-image CLI call, from the checkout (bin/ runs dist/)",
-      ours: () => timed(process.execPath, ["bin/pixeldrop.mjs", "remove", photo, "-o", out, "--threads", String(THREADS)], REPO, env),
+      // npm pack built dist/ just now; work going on in this checkout may have touched src/
+      // since, which the freshness check would refuse: this row runs the dist/ just built.
+      ours: () => timed(process.execPath, ["bin/pixeldrop.mjs", "remove", photo, "-o", out, "--threads", String(THREADS)], REPO, { ...env, PIXELDROP_ALLOW_STALE_DIST: "1" }),
       peer: () => timed(process.execPath, ["once.mjs", photo], PEER, env),
     },
     {
@@ -207,7 +209,13 @@ async function main() {
       for (const side of order) {
         const run = side === "ours" ? row.ours : row.peer;
         if (!run) continue;
-        const s = run();
+        let s: Sample;
+        try {
+          s = run();
+        } catch (err) {
+          say(`${row.key} ${side} run ${i + 1} failed, left out: ${(err as Error).message}`);
+          continue;
+        }
         r[side].push(s);
         say(`${row.key} ${side} run ${i + 1}: ${s.wallS.toFixed(2)} s wall, ${s.cpuS.toFixed(2)} s CPU, ${s.peakMiB.toFixed(0)} MiB (load ${loadavg()[0]!.toFixed(2)})`);
       }

@@ -1,4 +1,4 @@
-// A fixed-size pool of worker threads, each holding one warm model session. Jobs wait
+// A fixed-size pool of worker threads, each holding one model session. Jobs wait
 // in one FIFO queue and go to whichever worker is free; a worker runs one job at a time.
 // A worker that dies mid-job fails that job (code inference_failed: the work had begun,
 // so it must not be resent) and is replaced, so the pool keeps its size. Nothing here

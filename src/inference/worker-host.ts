@@ -1,5 +1,5 @@
 // The worker side of the pool: a worker entry calls serveWorker once with its handler.
-// init runs once (create and warm the session) and its result is reported as the worker's
+// init runs once (create the session) and its result is reported as the worker's
 // info; handle runs one job at a time (the pool never sends a second job before the first
 // is answered); dispose runs when the pool closes.
 import { parentPort, workerData } from "node:worker_threads";

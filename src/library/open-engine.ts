@@ -1,6 +1,6 @@
 // The one way to build a removal engine, for the library, the CLI and the service: find
 // (or assemble) the model and runtime, resolve the model, then either a pool of worker
-// threads (each with its own warm session running the whole pipeline) or, for workers
+// threads (each with its own session running the whole pipeline) or, for workers
 // = 0, one session in the calling thread.
 import { locateAssets } from "../assets/locate.ts";
 import { PACKAGE_MODELS_DIR, PACKAGE_WASM_DIR } from "../assets/paths.ts";
