@@ -3,6 +3,7 @@
 import type { Hono } from "hono";
 import { z } from "zod";
 import type { AppEnv } from "../http/app-env.ts";
+import { pathId } from "../http/path-id.ts";
 import type { KeyRecord } from "../keys/index.ts";
 import { jsonBody } from "./json-body.ts";
 import { found, unwrap, type AdminDeps } from "./deps.ts";
@@ -26,13 +27,14 @@ function keyView(k: KeyRecord) {
 
 export function registerKeyRoutes(app: Hono<AppEnv>, d: AdminDeps): void {
   app.post("/apps/:appId/keys", async (c) => {
+    const appId = pathId(c, "appId", "App");
     const body = await jsonBody(c, IssueKey);
-    const r = unwrap(await d.keys.issue(c.req.param("appId"), body.kind));
+    const r = unwrap(await d.keys.issue(appId, body.kind));
     return c.json({ keyId: r.keyId, key: r.key }, 201, { "cache-control": "no-store" });
   });
 
   app.post("/keys/:keyId/reissue", async (c) => {
-    const r = unwrap(await d.keys.reissue(c.req.param("keyId")));
+    const r = unwrap(await d.keys.reissue(pathId(c, "keyId", "Key")));
     return c.json(
       { keyId: r.keyId, key: r.key, previousValidUntil: new Date(r.previousValidUntil).toISOString() },
       201,
@@ -42,7 +44,7 @@ export function registerKeyRoutes(app: Hono<AppEnv>, d: AdminDeps): void {
 
   const change = (path: string, method: "post" | "delete", act: (keyId: string) => Promise<{ ok: true } | import("../http/api-error.ts").Failure>) => {
     app[method](path, async (c) => {
-      const keyId = c.req.param("keyId") as string;
+      const keyId = pathId(c, "keyId", "Key");
       unwrap(await act(keyId));
       return c.json(keyView(found(await d.keys.getKey(keyId), "Key")));
     });

@@ -3,6 +3,7 @@ import type { Hono } from "hono";
 import { z } from "zod";
 import { ORG_DAILY_LIMIT_MAX_KRW } from "../accounts/index.ts";
 import type { AppEnv } from "../http/app-env.ts";
+import { pathId } from "../http/path-id.ts";
 import { jsonBody } from "./json-body.ts";
 import { found, unwrap, view, type AdminDeps } from "./deps.ts";
 
@@ -36,19 +37,20 @@ export function registerOrgRoutes(app: Hono<AppEnv>, d: AdminDeps): void {
     return c.json({ orgId: r.orgId, userId: r.userId }, 201);
   });
 
-  app.get("/orgs/:orgId", async (c) => c.json(await orgView(c.req.param("orgId"))));
+  app.get("/orgs/:orgId", async (c) => c.json(await orgView(pathId(c, "orgId", "Organization"))));
 
   app.patch("/orgs/:orgId", async (c) => {
+    const orgId = pathId(c, "orgId", "Organization");
     const body = await jsonBody(c, PatchOrg);
-    const orgId = c.req.param("orgId");
     found(await d.accounts.getOrg(orgId), "Organization");
     unwrap(await d.accounts.updateOrg(orgId, body));
     return c.json(await orgView(orgId));
   });
 
   app.post("/orgs/:orgId/credit", async (c) => {
+    const orgId = pathId(c, "orgId", "Organization");
     const body = await jsonBody(c, Credit);
-    const r = unwrap(await d.billing.credit(c.req.param("orgId"), body.amountKrw, "operator credit"));
+    const r = unwrap(await d.billing.credit(orgId, body.amountKrw, "operator credit"));
     return c.json(view(r));
   });
 }

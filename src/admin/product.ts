@@ -3,6 +3,7 @@ import type { Hono } from "hono";
 import { z } from "zod";
 import { PRODUCT_STATUSES } from "../accounts/index.ts";
 import type { AppEnv } from "../http/app-env.ts";
+import { pathId } from "../http/path-id.ts";
 import { jsonBody } from "./json-body.ts";
 import { found, unwrap, type AdminDeps } from "./deps.ts";
 
@@ -17,7 +18,7 @@ export function registerProductRoutes(app: Hono<AppEnv>, d: AdminDeps): void {
   app.get("/product", async (c) => c.json({ status: await d.accounts.getProductStatus() }));
 
   app.get("/requests/:requestId", async (c) => {
-    const row = found(await d.requestLog.getRequest(c.req.param("requestId")), "Request");
+    const row = found(await d.requestLog.getRequest(pathId(c, "requestId", "Request")), "Request");
     return c.json({ ...row, receivedAt: new Date(row.receivedAt).toISOString() });
   });
 }

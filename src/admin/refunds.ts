@@ -5,6 +5,7 @@ import type { Hono } from "hono";
 import { z } from "zod";
 import { ApiError } from "../http/api-error.ts";
 import type { AppEnv } from "../http/app-env.ts";
+import { pathId } from "../http/path-id.ts";
 import { jsonBody } from "./json-body.ts";
 import { found, unwrap, type AdminDeps } from "./deps.ts";
 
@@ -13,8 +14,8 @@ export const Complete = z.object({ amountKrw: z.number().int().min(0).max(1_000_
 
 export function registerRefundRoutes(app: Hono<AppEnv>, d: AdminDeps): void {
   app.post("/orgs/:orgId/refund/complete", async (c) => {
-    const body = await jsonBody(c, Complete);
-    const orgId = c.req.param("orgId");
+    const orgId = pathId(c, "orgId", "Organization");
+    const body = await jsonBody(c, Complete, { required: false });
     const org = found(await d.accounts.getOrg(orgId), "Organization");
     if (!org.refundPending) throw new ApiError("conflict", "No refund is being processed for this organization");
     const amount = body.amountKrw ?? org.availableKrw;

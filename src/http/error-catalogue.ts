@@ -43,6 +43,7 @@ export const ERRORS = {
   not_found: { status: 404, title: "Not found" },
   method_not_allowed: { status: 405, title: "Method not allowed" },
   conflict: { status: 409, title: "The request conflicts with the current state" },
+  unsupported_media_type: { status: 415, title: "The body must be sent as application/json" },
   internal_error: { status: 500, title: "Internal error" },
 } as const satisfies Record<string, { status: number; title: string }>;
 

@@ -6,6 +6,27 @@ import { boundaryOf, parseForm, type Form } from "./multipart.ts";
 
 export const MAX_BODY_BYTES = 12_000_000;
 
+/** Most bytes read off and thrown away after an answer (unread-body.ts): a few over-cap uploads' worth. */
+export const DRAIN_MAX_BYTES = 4 * MAX_BODY_BYTES;
+
+/** Reads and drops what is left of a stream, up to `maxBytes`; false when it went past them (then cancelled). */
+export async function discardRest(reader: ReadableStreamDefaultReader<Uint8Array>, maxBytes: number): Promise<boolean> {
+  let seen = 0;
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) return true;
+      seen += value.byteLength;
+      if (seen > maxBytes) {
+        reader.cancel().catch(() => {});
+        return false;
+      }
+    }
+  } catch {
+    return false; // the client went away: nothing left to read
+  }
+}
+
 export function tooLarge(): Failure {
   return fail("file_too_large", "Request body is larger than 12,000,000 bytes");
 }
@@ -34,8 +55,9 @@ export async function readBodyCapped(
       if (done) break;
       total += value.byteLength;
       if (total > maxBytes) {
-        // Stop receiving: cancel tells the runtime we will not read the rest.
-        reader.cancel().catch(() => {});
+        // Nothing more is kept, but the rest is read off (bounded) so that the client,
+        // still sending, can read the 413 (unread-body.ts says why).
+        await discardRest(reader, DRAIN_MAX_BYTES);
         return tooLarge();
       }
       chunks.push(value);

@@ -3,6 +3,21 @@
 // The header that carries it is H.requestId (headers.ts).
 const ALPHABET = "0123456789abcdefghjkmnpqrstvwxyz"; // Crockford base32, lower case
 
+/** The published shape of every X-PD-Request-Id (the OpenAPI document says the same). */
+export const REQUEST_ID_PATTERN = /^req_[0-9a-z]{26}$/;
+
+export function isRequestId(v: unknown): v is string {
+  return typeof v === "string" && REQUEST_ID_PATTERN.test(v);
+}
+
+/**
+ * An id sent to us (the gateway's, on the internal product call) when it has our shape,
+ * else a new one: a value we did not mint is never echoed back in X-PD-Request-Id.
+ */
+export function requestIdFrom(sent: string | null | undefined, now: number = Date.now()): string {
+  return isRequestId(sent) ? sent : newRequestId(now);
+}
+
 export function newRequestId(now: number = Date.now()): string {
   let time = "";
   let t = now;

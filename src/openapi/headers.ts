@@ -2,13 +2,14 @@
 // (src/http/headers.ts), so a renamed header breaks the build of the document.
 import { TEST_KEY_SIZE } from "../gateway/test-key.ts";
 import { H } from "../http/headers.ts";
+import { REQUEST_ID_PATTERN } from "../http/request-id.ts";
 import { UNCERTAIN_IN, UNCERTAIN_OUT } from "../imaging/uncertainty.ts";
 import type { JsonSchema } from "./model.ts";
 
 const int = (minimum = 0): JsonSchema => ({ type: "integer", minimum });
 
 export const HEADER_DOCS = {
-  [H.requestId]: { description: "Request ID, on every response. Quote it in support requests.", schema: { type: "string", pattern: "^req_[0-9a-z]{26}$" } },
+  [H.requestId]: { description: "Request ID, on every response. Quote it in support requests.", schema: { type: "string", pattern: REQUEST_ID_PATTERN.source } },
   [H.chargedKrw]: { description: "Amount deducted by this request, in KRW (successful live-key response).", schema: int() },
   [H.balanceKrw]: { description: "Organization balance after the deduction, in KRW (successful live-key response).", schema: int() },
   [H.testSize]: { description: `Always \`${TEST_KEY_SIZE}\`: output size of a test key (every response to a recognised test key, errors included).`, schema: { type: "string", const: TEST_KEY_SIZE } },

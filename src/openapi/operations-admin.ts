@@ -27,8 +27,11 @@ import {
 } from "./schemas.ts";
 
 const ADMIN = "/admin/v1";
-const badBody: ErrorDoc = { code: "invalid_parameter", when: "The body is not JSON or a field is missing, of the wrong type or out of range; the title names the field." };
-const missing = (what: string): ErrorDoc => ({ code: "not_found", when: `${what} does not exist.` });
+const badBody: ErrorDoc = {
+  code: "invalid_parameter",
+  when: "A required body is missing, the body is not JSON, or a field is missing, unknown, of the wrong type or out of range; the title names the field.",
+};
+const missing = (what: string): ErrorDoc => ({ code: "not_found", when: `${what} does not exist (also for a path id that is not of the shape of ours).` });
 
 const json = (schema: Body["schema"], name: string, example?: unknown): Body[] => [
   { mediaType: "application/json", schema, name, ...(example === undefined ? {} : { example }) },
@@ -192,6 +195,7 @@ export const ADMIN_OPERATIONS: Operation[] = [
 // Every operator route also answers these.
 for (const o of ADMIN_OPERATIONS) {
   o.errors.unshift({ code: "unauthorized", when: "Authorization is not `Bearer <OPERATOR_TOKEN>`." });
+  if (o.requestBody) o.errors.push({ code: "unsupported_media_type", when: "A body sent with a Content-Type other than application/json (or with none)." });
   o.errors.push(
     { code: "internal_error", when: "An unexpected fault; logged with the request ID." },
     { code: "service_unavailable", when: "A backing store is unavailable. Retry-After: 5." },

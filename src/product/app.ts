@@ -8,7 +8,7 @@ import { fail, type Failure } from "../http/api-error.ts";
 import { failureResponse } from "../http/error-response.ts";
 import { H, imageHeaders } from "../http/headers.ts";
 import { PRODUCT_PATH } from "../http/product-path.ts";
-import { newRequestId } from "../http/request-id.ts";
+import { requestIdFrom } from "../http/request-id.ts";
 import { MAX_BODY_BYTES, parseMultipart, readBodyCapped, announcedLength } from "../http/read-body.ts";
 import { retryAfterSeconds } from "../http/retry-after.ts";
 import { isCallClass } from "../limits/test-share.ts";
@@ -26,7 +26,8 @@ export function createProductApp(deps: ProductDeps, runner: JobRunner = createJo
   const maxRetryAfterS = Math.ceil(deps.defaultDeadlineMs / 1000);
   app.post(PRODUCT_PATH, async (c) => {
     const req = c.req.raw;
-    const requestId = req.headers.get(H.requestId) ?? newRequestId(deps.now());
+    // The gateway's id, kept across its resends; anything else sent here is not echoed.
+    const requestId = requestIdFrom(req.headers.get(H.requestId), deps.now());
     const reply = (f: Failure) => failureResponse(requestId, f);
 
     // Before the body: a product that takes no job reads none.
