@@ -35,7 +35,8 @@ test("the internal product route never echoes a request id we did not mint; it k
   const echoed: string[] = [];
   for (const id of NOT_OURS) {
     // A refused call (400: no image) and a processed one (200).
-    for (const form of [{ size: "preview" }, { image_file: TINY_PNG, size: "preview" }]) {
+    const forms: Record<string, string | Uint8Array>[] = [{ size: "preview" }, { image_file: TINY_PNG, size: "preview" }];
+    for (const form of forms) {
       const res = await post(id, form);
       await res.arrayBuffer();
       const got = res.headers.get("x-pd-request-id") ?? "";
