@@ -12,6 +12,7 @@ import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, utimesSync } from "node:fs";
 import { copyFile, open, readFile } from "node:fs/promises";
 import { sha256OfFile } from "../inference/file-hash.ts";
+import { deriveInPlace } from "./derive.ts";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 
@@ -21,6 +22,8 @@ export interface AssetEntry {
   sha256: string;
   bytes: number;
   source?: { package: string; version: string; resource: string };
+  /** Made from the source's bytes at assemble time (src/assets/derive.ts). */
+  derive?: unknown;
 }
 export interface AssetManifest {
   models: Record<string, AssetEntry>;
@@ -91,7 +94,7 @@ async function assembleModel(anchor: string, modelsDir: string, name: string, en
   const res = resources[resource];
   const hint = installed === version ? "" : ` (manifest expects ${pkg}@${version}, installed is ${installed})`;
   if (!res) throw new AssembleError(`model ${name}: ${resource} not found in ${pkg} resources.json${hint}`);
-  if (res.size !== entry.bytes) throw new AssembleError(`model ${name}: ${resource} is ${res.size} bytes, manifest says ${entry.bytes}${hint}`);
+  if (!entry.derive && res.size !== entry.bytes) throw new AssembleError(`model ${name}: ${resource} is ${res.size} bytes, manifest says ${entry.bytes}${hint}`);
 
   mkdirSync(modelsDir, { recursive: true });
   const target = join(modelsDir, entry.file);
@@ -113,14 +116,20 @@ async function assembleModel(anchor: string, modelsDir: string, name: string, en
       await out.write(bytes, 0, bytes.length, start);
       expectedStart = end;
     }
-    if (expectedStart !== entry.bytes) throw new AssembleError(`model ${name}: chunks cover ${expectedStart} of ${entry.bytes} bytes`);
+    if (expectedStart !== res.size) throw new AssembleError(`model ${name}: chunks cover ${expectedStart} of ${res.size} bytes`);
   } catch (err) {
     await out.close();
     rmSync(temp, { force: true });
     throw err;
   }
   await out.close();
-  const got = whole.digest("hex");
+  let got = whole.digest("hex");
+  if (entry.derive) {
+    got = await deriveInPlace(temp, entry.derive).catch((err: Error) => {
+      rmSync(temp, { force: true });
+      throw new AssembleError(`model ${name}: cannot derive it from ${resource}: ${err.message}`);
+    });
+  }
   if (got !== entry.sha256) {
     rmSync(temp, { force: true });
     throw new AssembleError(`model ${name}: assembled sha256 ${got} does not match manifest ${entry.sha256}${hint}`);
