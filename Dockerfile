@@ -37,6 +37,12 @@ RUN node scripts/build.mjs \
 # Verify again with a read-only check (assemble-models repairs; this one only fails).
 COPY deploy/verify-models.mjs ./deploy/
 RUN node deploy/verify-models.mjs . "$MODELS"
+# The embedded database's data directory, initialised and migrated (no secrets: the key
+# pepper is made by the service in the container), so a start without DATABASE_URL skips
+# PGlite's initdb: seconds of start-up and ~300 MB of resident memory.
+COPY migrations ./migrations
+COPY deploy/init-data.mjs ./deploy/
+RUN node deploy/init-data.mjs /data-template
 
 # ---- deps: production dependencies only, without what Node never loads.
 FROM ${NODE_IMAGE} AS deps
@@ -46,8 +52,11 @@ COPY package.json package-lock.json .npmrc ./
 # onnxruntime-node (optional peers, kept as devDependencies for the repository's tests).
 # onnxruntime-web ships ~135 MB of builds (WebGPU, JSPI, WebGL, bundles, source maps);
 # Node imports ort.node.min.mjs, which loads the plain SIMD + threads build; the engine's
-# asset check finds the package by its require entry, ort.node.min.js.
+# asset check finds the package by its require entry, ort.node.min.js. Source maps, type
+# declarations and zod's TypeScript sources (~20 MB) are never read at run time.
 RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund \
+ && find node_modules -type f \( -name '*.map' -o -name '*.d.ts' -o -name '*.d.cts' -o -name '*.d.mts' \) -delete \
+ && rm -rf node_modules/zod/src \
  && cd node_modules/onnxruntime-web \
  && find dist -type f ! -name 'ort.node.min.mjs' ! -name 'ort.node.min.js' ! -name 'ort-wasm-simd-threaded.mjs' ! -name 'ort-wasm-simd-threaded.wasm' -delete \
  && rm -rf lib docs \
@@ -61,18 +70,20 @@ ENV NODE_ENV=production \
     DATA_DIR=/data
 WORKDIR /app
 # Application files stay owned by root and read-only to the service user; only DATA_DIR
-# (PGlite when DATABASE_URL is unset, the generated key pepper) is writable.
+# (PGlite when DATABASE_URL is unset, the generated key pepper) is writable, and starts
+# initialised.
 COPY --from=deps /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
 COPY --from=build /app/models ./models
 COPY package.json ./
 COPY migrations ./migrations
 COPY wasm/README.md ./wasm/
+COPY --from=build --chown=node:node /data-template /data
 # wasm/ is where the engine points onnxruntime-web (src/inference/backend-ort-web.ts); it
 # checks these against the package's own copies by sha256 at start, so links to them
 # serve without a second 14 MB copy.
 RUN ln -s ../node_modules/onnxruntime-web/dist/ort-wasm-simd-threaded.mjs ../node_modules/onnxruntime-web/dist/ort-wasm-simd-threaded.wasm wasm/ \
- && mkdir -p /data && chown node:node /data
+ && chown node:node /data && chmod 700 /data
 USER node
 EXPOSE 8080
 # main.js drains in-flight requests for up to DEADLINE_MS + 10 s (150 s) after SIGTERM, so give

@@ -9,6 +9,7 @@ import { spawnSync } from "node:child_process";
 import { mkdtempSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { openPglite } from "../../src/db/pglite-db.ts";
 import { checkEnv } from "./support/config-checks.ts";
 import { dockerEnv, readDockerfile, readText, REPO, resolvedStage, stageName } from "./support/deploy-files.ts";
 
@@ -148,6 +149,36 @@ test("every package src/ imports at run time is a production dependency", () => 
   for (const peer of ["onnxruntime-node", "@imgly/background-removal-data"]) {
     assert.equal(pkg.peerDependenciesMeta?.[peer]?.optional, true, `${peer} is an optional peer dependency`);
     assert.equal(pkg.peerDependencies[peer], pkg.devDependencies[peer], `${peer}: one version range`);
+  }
+});
+
+test("the image starts on an initialised, migrated embedded database where the service opens it", () => {
+  assert.ok(args(build, "RUN").some((r) => r === "node deploy/init-data.mjs /data-template"));
+  assert.ok(args(image, "COPY").includes("--from=build --chown=node:node /data-template /data"));
+  assert.equal(dockerEnv(image).DATA_DIR, "/data");
+  // init-data.mjs writes <dir>/pglite: the folder src/wiring/services.ts opens inside DATA_DIR.
+  assert.match(readText(join(REPO, "src/wiring/services.ts")), /join\(config\.DATA_DIR, "pglite"\)/);
+  assert.match(readText(join(REPO, "deploy/init-data.mjs")), /join\(resolve\(dataDir\), "pglite"\)/);
+});
+
+test("init-data migrates a fresh data directory and writes no secret into it", { timeout: 180_000 }, async () => {
+  const dir = mkdtempSync(join(tmpdir(), "pd-init-data-"));
+  try {
+    const r = spawnSync(process.execPath, [join(REPO, "deploy/init-data.mjs"), dir], { encoding: "utf8", timeout: 170_000 });
+    assert.equal(r.status, 0, r.stderr);
+    const migrations = readdirSync(join(REPO, "migrations")).filter((f) => f.endsWith(".sql"));
+    assert.match(r.stdout, new RegExp(`${migrations.length} migrations applied`));
+    const db = await openPglite(join(dir, "pglite"));
+    try {
+      const rows = await db.query<{ n: number }>("SELECT count(*)::int AS n FROM schema_migrations");
+      assert.equal(rows[0]!.n, migrations.length);
+      // The key pepper is made on the service's first start, in the container.
+      assert.deepEqual(await db.query("SELECT key FROM settings"), []);
+    } finally {
+      await db.close();
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
   }
 });
 

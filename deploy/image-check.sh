@@ -1,0 +1,135 @@
+#!/usr/bin/env bash
+# Builds the image and runs it where no container runtime can: podman builds the Dockerfile
+# (chroot isolation), then the image's own CMD starts as the image's USER inside the image's
+# mounted filesystem (podman create + mount, /dev and /proc bound in, chroot --userspec),
+# with the image's ENV and WORKDIR. It waits for /readyz, creates an org with credit, an
+# app and a live key through the operator API, sends one paid 12 MP removal
+# (deploy/image-call.ts), and prints the image size, start-to-ready seconds, the
+# service's RSS after the call and whether any esbuild or tsx process ran in the image.
+#
+#   sudo deploy/image-check.sh                 # build, then check
+#   sudo deploy/image-check.sh --no-build      # check the image already tagged
+#   IMAGE=localhost/pixeldrop:x BUILD_ARGS="--build-arg MODELS=small,medium" sudo -E deploy/image-check.sh
+#   IMAGE_ENV="DATABASE_URL=postgres://… THREADS_PER_SESSION=2" sudo -E deploy/image-check.sh --no-build
+#
+# IMAGE_ENV adds KEY=VALUE words to the service's environment, as `docker run -e` would
+# (unset: the image's defaults, i.e. the embedded PGlite in /data and the in-process limiter).
+#
+# Needs root, podman and debootstrap (apt-get install podman debootstrap), and the node base
+# image: where no registry is reachable, ../shared/tools/make-node-base.sh makes a stand-in
+# named node:20-bookworm-slim (run here when the image is missing). The service binds
+# 127.0.0.1 on a free port of the host's network (a chroot shares it). Exits non-zero when
+# the service does not get ready, the paid call fails, or esbuild/tsx ran in the image; the
+# targets (size, ready time, RSS) are printed beside the measurements.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+IMAGE=${IMAGE:-localhost/pixeldrop:check}
+BASE_IMAGE=${BASE_IMAGE:-localhost/node:20-bookworm-slim}
+READY_TIMEOUT_S=${READY_TIMEOUT_S:-300}
+build=1
+[ "${1:-}" = "--no-build" ] && build=0
+
+say() { printf 'image-check: %s\n' "$*" >&2; }
+[ "$(id -u)" = 0 ] || { say "needs root (podman mount, chroot)"; exit 2; }
+command -v podman >/dev/null || { say "podman is missing: apt-get install -y podman debootstrap"; exit 2; }
+
+if ! podman image exists "$BASE_IMAGE"; then
+  maker=../shared/tools/make-node-base.sh
+  [ -x "$maker" ] || [ -f "$maker" ] || { say "$BASE_IMAGE is missing and $maker was not found"; exit 2; }
+  say "making the stand-in base image $BASE_IMAGE"
+  bash "$maker"
+fi
+
+if [ "$build" = 1 ]; then
+  say "building $IMAGE (load: $(cut -d' ' -f1-3 /proc/loadavg))"
+  # shellcheck disable=SC2086 # BUILD_ARGS is a list of words
+  # docker format keeps the HEALTHCHECK (OCI has no field for it).
+  podman build --isolation chroot --network host --format docker ${BUILD_ARGS:-} -t "$IMAGE" . >&2
+fi
+
+size_b=$(podman image inspect "$IMAGE" --format '{{.Size}}')
+base_b=$(podman image inspect "$BASE_IMAGE" --format '{{.Size}}' 2>/dev/null || echo 0)
+workdir=$(podman image inspect "$IMAGE" --format '{{.Config.WorkingDir}}')
+user=$(podman image inspect "$IMAGE" --format '{{.Config.User}}')
+mapfile -t image_env < <(podman image inspect "$IMAGE" --format '{{range .Config.Env}}{{println .}}{{end}}' | sed '/^$/d')
+mapfile -t cmd < <(podman image inspect "$IMAGE" --format '{{range .Config.Entrypoint}}{{println .}}{{end}}{{range .Config.Cmd}}{{println .}}{{end}}' | sed '/^$/d')
+
+ctr=$(podman create "$IMAGE")
+mnt=""
+pid=""
+cleanup() {
+  if [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null; then
+    kill -TERM "$pid" 2>/dev/null || true
+    for _ in $(seq 1 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+    kill -KILL "$pid" 2>/dev/null || true
+  fi
+  if [ -n "$mnt" ]; then
+    umount "$mnt/proc" 2>/dev/null || true
+    umount "$mnt/dev" 2>/dev/null || true
+  fi
+  podman umount "$ctr" >/dev/null 2>&1 || true
+  podman rm -f "$ctr" >/dev/null 2>&1 || true
+}
+trap cleanup EXIT
+mnt=$(podman mount "$ctr")
+mount --bind /dev "$mnt/dev"
+mount -t proc proc "$mnt/proc"
+
+# The image's USER, as the image's own /etc/passwd names it (docker resolves it there too).
+passwd_line=$(awk -F: -v u="${user:-root}" '$1 == u || $3 == u { print; exit }' "$mnt/etc/passwd")
+[ -n "$passwd_line" ] || { say "user ${user:-root} is not in the image's /etc/passwd"; exit 1; }
+uid=$(cut -d: -f3 <<<"$passwd_line")
+gid=$(cut -d: -f4 <<<"$passwd_line")
+home=$(cut -d: -f6 <<<"$passwd_line")
+
+port=$(node -e 'const s=require("net").createServer().listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close()})')
+token="image-check-$(od -An -N16 -tx1 /dev/urandom | tr -d ' \n')"
+log=$(mktemp /tmp/image-check-service.XXXXXX.log)
+
+# The image's ENV, then what a `docker run -e` would add: the port, loopback, the token.
+read -r -a extra_env <<<"${IMAGE_ENV:-}"
+run_env=(HOME="$home" "${image_env[@]}" PORT="$port" HOST=127.0.0.1 OPERATOR_TOKEN="$token" "${extra_env[@]}")
+say "starting '${cmd[*]}' as $user ($uid:$gid) in $workdir, port $port (log: $log)"
+started_ms=$(date +%s%3N)
+chroot --userspec="$uid:$gid" "$mnt" /usr/bin/env -i "${run_env[@]}" \
+  /bin/sh -c 'cd "$0" && exec "$@"' "$workdir" "${cmd[@]}" >"$log" 2>&1 &
+pid=$!
+
+call_ok=1
+call=$(node --import tsx deploy/image-call.ts --base "http://127.0.0.1:$port" --token "$token" \
+  --started-ms "$started_ms" --ready-timeout-s "$READY_TIMEOUT_S" --pid "$pid") || call_ok=0
+load_after=$(cut -d' ' -f1-3 /proc/loadavg)
+
+kib() { awk -v k="$1" '$1 == k":" { print $2 }' "/proc/$pid/status" 2>/dev/null; }
+rss_kib=$(kib VmRSS || true)
+hwm_kib=$(kib VmHWM || true)
+
+# Every process whose root is the image's filesystem: the service and anything it started.
+procs=$(for p in /proc/[0-9]*; do
+  [ "$(readlink "$p/root" 2>/dev/null)" = "$mnt" ] || continue
+  printf '%s %s\n' "${p#/proc/}" "$(tr '\0' ' ' <"$p/cmdline" 2>/dev/null)"
+done)
+loaders=$(grep -Ei 'esbuild|tsx' <<<"$procs" || true)
+
+mib() { [ -n "$1" ] && echo $(( $1 / 1024 )) || echo "?"; }
+ready_s=$(node -e 'const j=JSON.parse(process.argv[1]||"{}");console.log(j.readyMs===undefined?"?":(j.readyMs/1000).toFixed(1))' "$call" 2>/dev/null || echo "?")
+names=$(for w in "${extra_env[@]}"; do printf '%s ' "${w%%=*}"; done)
+echo "image:          $IMAGE${names:+ (IMAGE_ENV sets ${names% })}"
+echo "image size:     $(( size_b / 1000000 )) MB (base $(( base_b / 1000000 )) MB, ours $(( (size_b - base_b) / 1000000 )) MB; target <= 400 MB)"
+echo "start to ready: ${ready_s} s (target <= 8 s on a quiet machine)"
+echo "paid 12 MP call: ${call:-failed}"
+echo "RSS after call: $(mib "$rss_kib") MiB (peak $(mib "$hwm_kib") MiB; target <= 1000 MiB)"
+echo "processes:      $(wc -l <<<"$procs") in the image:"
+sed 's/^/                /' <<<"$procs"
+echo "esbuild/tsx:    ${loaders:-none}"
+echo "load average:   $load_after (after the call), $(nproc) cores"
+
+status=0
+if [ "$call_ok" != 1 ]; then
+  say "the paid call failed; the service's log:"
+  tail -n 40 "$log" >&2
+  status=1
+fi
+[ -z "$loaders" ] || { say "esbuild or tsx ran inside the image"; status=1; }
+exit "$status"
