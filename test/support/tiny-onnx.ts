@@ -1,36 +1,18 @@
-// A tiny ONNX model with IS-Net's contract, written byte by byte: one float32 input
+// A tiny ONNX model with IS-Net's contract, written field by field: one float32 input
 // "input" [1, 3, H, W] (NCHW, normalised RGB) and one output "output" [1, 1, H, W] that
 // ends in a sigmoid, so the manifest's "clamp" post-processing applies as it does to the
 // real model. The graph is Conv 3x3 (3 → 4 channels, padded) → Relu → Conv 1x1 (4 → 1)
 // → Sigmoid, with fixed weights: real convolutions on every backend, yet milliseconds
-// even on a software GPU. The encoder covers only the protobuf fields this graph needs
-// (onnx.proto: ModelProto, GraphProto, NodeProto, TensorProto, ValueInfoProto).
+// even on a software GPU. The messages are written with the protobuf helpers the model
+// assembly uses (src/assets/onnx-wire.ts), field numbers from onnx.proto (ModelProto,
+// GraphProto, NodeProto, AttributeProto, TensorProto, ValueInfoProto).
 import { createHash } from "node:crypto";
 import type { ModelEntry } from "../../src/inference/manifest.ts";
+import { DataType } from "../../src/assets/onnx-graph.ts";
+import { bytesField, intField, msgField, strField, writeFields, type WireField } from "../../src/assets/onnx-wire.ts";
 
-// --- protobuf wire format: varints (type 0) and length-delimited fields (type 2) ---
-
-function varint(n: number): number[] {
-  const out: number[] = [];
-  let v = BigInt(n);
-  do {
-    let byte = Number(v & 0x7fn);
-    v >>= 7n;
-    if (v > 0n) byte |= 0x80;
-    out.push(byte);
-  } while (v > 0n);
-  return out;
-}
-
-type Field = number[];
-const intField = (no: number, value: number): Field => [...varint((no << 3) | 0), ...varint(value)];
-const bytesField = (no: number, bytes: ArrayLike<number>): Field => [...varint((no << 3) | 2), ...varint(bytes.length), ...Array.from(bytes)];
-const strField = (no: number, s: string): Field => bytesField(no, new TextEncoder().encode(s));
-const msgField = (no: number, fields: Field[]): Field => bytesField(no, fields.flat());
-
-// --- the ONNX messages used here ---
-
-const FLOAT = 1; // TensorProto.DataType.FLOAT
+type Field = WireField;
+const FLOAT = DataType.FLOAT;
 const ATTR_INTS = 7; // AttributeProto.AttributeType.INTS
 
 function intsAttribute(name: string, values: number[]): Field[] {
@@ -95,7 +77,7 @@ export function tinyIsNetModel(height = 64, width = 64): TinyModel {
     msgField(7, graph),
     msgField(8, [strField(1, ""), intField(2, 13)]), // opset_import: ai.onnx 13
   ];
-  const bytes = new Uint8Array(model.flat());
+  const bytes = writeFields(model);
   return {
     bytes,
     entry: {
