@@ -85,7 +85,10 @@ export function buildOpenApiDocument(operations: readonly Operation[] = OPERATIO
       },
       schemas,
       headers: Object.fromEntries(
-        [...usedHeaders].sort().map((n) => [headerComponentName(n), { description: HEADER_DOCS[n].description, schema: HEADER_DOCS[n].schema }]),
+        [...usedHeaders].sort().map((n) => {
+          const d: { description: string; schema: JsonSchema; required?: true } = HEADER_DOCS[n];
+          return [headerComponentName(n), { description: d.description, ...(d.required ? { required: true } : {}), schema: d.schema }];
+        }),
       ),
     },
   };

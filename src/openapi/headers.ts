@@ -1,5 +1,8 @@
 // Descriptions of the response headers, keyed by the names the code sends
 // (src/http/headers.ts), so a renamed header breaks the build of the document.
+// `required: true` marks a header sent on every answer that lists it (the document's
+// header components carry it, so a validator catches an answer without one); the rest
+// depend on the key or the condition their description names.
 import { TEST_KEY_SIZE } from "../gateway/test-key.ts";
 import { H } from "../http/headers.ts";
 import { REQUEST_ID_PATTERN } from "../http/request-id.ts";
@@ -9,18 +12,18 @@ import type { JsonSchema } from "./model.ts";
 const int = (minimum = 0): JsonSchema => ({ type: "integer", minimum });
 
 export const HEADER_DOCS = {
-  [H.requestId]: { description: "Request ID, on every response. Quote it in support requests.", schema: { type: "string", pattern: REQUEST_ID_PATTERN.source } },
+  [H.requestId]: { description: "Request ID, on every response. Quote it in support requests.", schema: { type: "string", pattern: REQUEST_ID_PATTERN.source }, required: true },
   [H.chargedKrw]: { description: "Amount deducted by this request, in KRW (successful live-key response).", schema: int() },
   [H.balanceKrw]: { description: "Organization balance after the deduction, in KRW (successful live-key response).", schema: int() },
   [H.testSize]: { description: `Always \`${TEST_KEY_SIZE}\`: output size of a test key (every response to a recognised test key, errors included).`, schema: { type: "string", const: TEST_KEY_SIZE } },
   [H.testRemaining]: { description: "Free test calls left this month, or for life for an operator-reduced organization (every response to a recognised test key).", schema: int() },
-  [H.width]: { description: "Width of the result image, in pixels.", schema: int(1) },
-  [H.height]: { description: "Height of the result image, in pixels.", schema: int(1) },
-  [H.processingMs]: { description: "Processing time in the product service, in milliseconds.", schema: int() },
-  [H.fgTop]: { description: "Top edge of the foreground's bounding box in the result (alpha ≥ 50 %), in pixels.", schema: int() },
-  [H.fgLeft]: { description: "Left edge of the foreground's bounding box in the result, in pixels.", schema: int() },
-  [H.fgWidth]: { description: "Width of the foreground's bounding box in the result, in pixels.", schema: int() },
-  [H.fgHeight]: { description: "Height of the foreground's bounding box in the result, in pixels.", schema: int() },
+  [H.width]: { description: "Width of the result image, in pixels.", schema: int(1), required: true },
+  [H.height]: { description: "Height of the result image, in pixels.", schema: int(1), required: true },
+  [H.processingMs]: { description: "Processing time in the product service, in milliseconds.", schema: int(), required: true },
+  [H.fgTop]: { description: "Top edge of the foreground's bounding box in the result (alpha ≥ 50 %), in pixels.", schema: int(), required: true },
+  [H.fgLeft]: { description: "Left edge of the foreground's bounding box in the result, in pixels.", schema: int(), required: true },
+  [H.fgWidth]: { description: "Width of the foreground's bounding box in the result, in pixels.", schema: int(), required: true },
+  [H.fgHeight]: { description: "Height of the foreground's bounding box in the result, in pixels.", schema: int(), required: true },
   [H.model]: {
     description: "Beyond the spec: the model and its version that made the cut-out, `name/version` (e.g. `isnet-small/1.4.5`), so results can be told apart after a model change.",
     schema: { type: "string", pattern: "^[!-~]+/[!-~]+$" },
@@ -46,9 +49,9 @@ export const HEADER_DOCS = {
   [H.replayed]: { description: "`true` when the answer replays an earlier successful call with the same Idempotency-Key: nothing more was charged (X-PD-Charged-KRW: 0).", schema: { type: "string", const: "true" } },
   "Retry-After": { description: "Seconds to wait before sending again (409, 429 and 503 answers that can clear by themselves).", schema: int(1) },
   Allow: { description: "The methods this path accepts.", schema: { type: "string" } },
-  "Cache-Control": { description: "`no-store`: the answer carries key text shown only once.", schema: { type: "string", const: "no-store" } },
-  "WWW-Authenticate": { description: "`Bearer`: the operator API expects a bearer token.", schema: { type: "string", const: "Bearer" } },
-} as const satisfies Record<string, { description: string; schema: JsonSchema }>;
+  "Cache-Control": { description: "`no-store`: the answer carries key text shown only once.", schema: { type: "string", const: "no-store" }, required: true },
+  "WWW-Authenticate": { description: "`Bearer`: the operator API expects a bearer token.", schema: { type: "string", const: "Bearer" }, required: true },
+} as const satisfies Record<string, { description: string; schema: JsonSchema; required?: true }>;
 
 export type HeaderName = keyof typeof HEADER_DOCS;
 
