@@ -101,6 +101,20 @@ test(`generated requests (${PER_OPERATION} per operation): every answer is one t
   for (const s of [200, 201, 400, 401, 404, 415]) assert.ok(all.has(s), `no ${s} seen`);
 });
 
+test("headers sent on every answer that lists them are marked required, so a validator catches one missing", () => {
+  const headers = doc.components.headers as Json;
+  const required = Object.keys(headers).filter((n) => headers[n].required === true).sort();
+  assert.deepEqual(required, ["CacheControl", "WwwAuthenticate", "XForegroundHeight", "XForegroundLeft", "XForegroundTop", "XForegroundWidth", "XHeight", "XPdRequestId", "XProcessingMs", "XWidth"]);
+  // Every response of every operation lists X-PD-Request-Id.
+  for (const [path, item] of Object.entries(doc.paths as Json)) {
+    for (const [method, op] of Object.entries(item as Json)) {
+      for (const [status, r] of Object.entries((op as Json).responses as Json)) {
+        assert.equal((r as Json).headers?.["X-PD-Request-Id"]?.$ref, "#/components/headers/XPdRequestId", `${method} ${path} ${status}`);
+      }
+    }
+  }
+});
+
 test("the same checks against a doctored copy of the document find every change", async () => {
   const bad = structuredClone(doc) as Json;
   // 1. a status the operation gives, removed
