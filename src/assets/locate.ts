@@ -61,13 +61,24 @@ export async function locateAssets(opts: { model: string; modelsDir?: string; ba
     if (!READ_ONLY.has((err as { code?: string }).code ?? "")) throw wrap(err);
   }
   const base = join(cacheDir(), versionTag(manifest, opts.model));
-  const cached: AssetDirs = { modelsDir: opts.modelsDir ?? join(base, "models"), wasmDir: join(base, "wasm") };
-  try {
-    await build(cached);
-  } catch (err) {
-    throw wrap(err, ` (the package folder is read-only, and so is ${base}: set PIXELDROP_CACHE_DIR)`);
+  const wasmDir = join(base, "wasm");
+  // A model the package carries intact stays where it is (building it again would need the
+  // data package, an optional peer); only what has to be written goes to the cache.
+  const tries: AssetDirs[] = [
+    { modelsDir: own.modelsDir, wasmDir },
+    { modelsDir: opts.modelsDir ?? join(base, "models"), wasmDir },
+  ];
+  let last: unknown;
+  for (const dirs of tries) {
+    try {
+      await build(dirs);
+      return dirs;
+    } catch (err) {
+      last = err;
+      if (!READ_ONLY.has((err as { code?: string }).code ?? "")) throw wrap(err);
+    }
   }
-  return cached;
+  throw wrap(last, ` (the package folder is read-only, and so is ${base}: set PIXELDROP_CACHE_DIR)`);
 }
 
 /** Cache folders are per model content, so two installed versions never share a file. */

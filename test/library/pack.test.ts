@@ -7,7 +7,7 @@
 import { test, after } from "node:test";
 import assert from "node:assert/strict";
 import { execFileSync, spawnSync } from "node:child_process";
-import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -78,4 +78,33 @@ test("Deno runs the same script against the npm-installed package (bare specifie
   assert.equal(r.status, 0, r.stderr);
   assert.equal(JSON.parse(r.stdout.trim().split("\n").pop()!).height, 300);
   assert.ok(existsSync(join(project, "cutout.png")));
+});
+
+test("a read-only install used by another user cuts out with the model it carries; only the runtime goes to the cache", {
+  skip: (process.getuid?.() !== 0 || spawnSync("setpriv", ["--version"]).status !== 0) && "needs root and setpriv to run as another user",
+  timeout: 600_000,
+}, () => {
+  assert.ok(project, "the install test ran first");
+  const pkgDir = join(project, "node_modules/pixeldrop");
+  // As a system-wide install would be: owned by root, not writable, runtime not yet copied.
+  for (const f of readdirSync(join(pkgDir, "wasm"))) if (/\.(wasm|mjs)$/.test(f)) rmSync(join(pkgDir, "wasm", f));
+  sh("chmod", ["-R", "a-w", pkgDir], work);
+  sh("chmod", ["755", work, project], work);
+  const home = mkdtempSync(join(tmpdir(), "pd-pack-home-"));
+  try {
+    copyFileSync(join(REPO, "test/fixtures/photos/chelsea.png"), join(home, "photo.png"));
+    sh("chown", ["-R", "65534:65534", home], work);
+    const r = spawnSync("setpriv", ["--reuid=65534", "--regid=65534", "--clear-groups", "env", `HOME=${home}`, process.execPath, join(project, "cut.mjs")], {
+      cwd: home,
+      encoding: "utf8",
+      timeout: 300_000,
+    });
+    assert.equal(r.status, 0, r.stderr);
+    assert.equal(JSON.parse(r.stdout.trim().split("\n").pop()!).width, 451);
+    const cached = sh("find", [join(home, ".cache/pixeldrop"), "-type", "f"], work).trim().split("\n").map((p) => p.split("/").pop()).sort();
+    assert.deepEqual(cached, ["ort-wasm-simd-threaded.mjs", "ort-wasm-simd-threaded.wasm"], "the model is read from the package, not rebuilt");
+  } finally {
+    sh("chmod", ["-R", "u+w", pkgDir], work);
+    rmSync(home, { recursive: true, force: true });
+  }
 });
