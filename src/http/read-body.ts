@@ -6,26 +6,11 @@ import { boundaryOf, parseForm, type Form } from "./multipart.ts";
 
 export const MAX_BODY_BYTES = 12_000_000;
 
-/** Most bytes read off and thrown away after an answer (unread-body.ts): a few over-cap uploads' worth. */
-export const DRAIN_MAX_BYTES = 4 * MAX_BODY_BYTES;
-
-/** Reads and drops what is left of a stream, up to `maxBytes`; false when it went past them (then cancelled). */
-export async function discardRest(reader: ReadableStreamDefaultReader<Uint8Array>, maxBytes: number): Promise<boolean> {
-  let seen = 0;
-  try {
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) return true;
-      seen += value.byteLength;
-      if (seen > maxBytes) {
-        reader.cancel().catch(() => {});
-        return false;
-      }
-    }
-  } catch {
-    return false; // the client went away: nothing left to read
-  }
-}
+/**
+ * Requests whose body this module stopped reading at the cap, with the rest still
+ * unread: the answer's middleware (unread-body.ts) reads it off or cancels it.
+ */
+export const LEFT_UNREAD = new WeakSet<Request>();
 
 export function tooLarge(): Failure {
   return fail("file_too_large", "Request body is larger than 12,000,000 bytes");
@@ -55,9 +40,10 @@ export async function readBodyCapped(
       if (done) break;
       total += value.byteLength;
       if (total > maxBytes) {
-        // Nothing more is kept, but the rest is read off (bounded) so that the client,
-        // still sending, can read the 413 (unread-body.ts says why).
-        await discardRest(reader, DRAIN_MAX_BYTES);
+        // Nothing more is kept. What happens to the rest is unread-body.ts's call: read
+        // off (a client on a socket must be able to read the 413) or cancelled.
+        reader.releaseLock();
+        LEFT_UNREAD.add(req);
         return tooLarge();
       }
       chunks.push(value);
