@@ -9,10 +9,14 @@ import { createRemover, type Remover } from "pixeldrop";
 import { decodeImage } from "../../src/imaging/index.ts";
 import { scoreMask } from "../../bench/quality-score.ts";
 
-/** Measured: 0.991 on the cat, 0.9998 on the astronaut (the cat's fur is the harder edge, so it alone is run). */
+/** Measured on the cat: 0.9909 (the astronaut gave 0.9998; the cat's fur is the harder edge, so it alone is run). */
 const MIN_IOU = 0.98;
-/** Mean |alpha difference| per pixel, alpha in 0..1 (measured 0.0036 on the cat). */
-const MAX_MEAN_ABS = 0.01;
+/**
+ * Mean |alpha difference| per pixel, alpha in 0..1: measured 0.0035 for int8 and 0.0060 for
+ * `small` (whose IoU, 0.9908, is as good: its loss is in the soft edges), so this bound is
+ * what tells our model from the per-tensor one.
+ */
+const MAX_MEAN_ABS = 0.0045;
 const PHOTOS = ["chelsea.png"];
 
 const models = new URL("../../models/", import.meta.url);
