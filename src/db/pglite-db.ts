@@ -28,6 +28,10 @@ export async function openPglite(dataDir: string, opts: PgliteOptions = {}): Pro
   if (!inMemory) await mkdir(dataDir, { recursive: true });
   const pg = await PGlite.create(dataDir, {
     loadDataDir: opts.loadDataDir,
+    // Postgres's default 128 MB of shared buffers is resident in PGlite's WASM heap from the
+    // start; 16 MB holds this service's working set and keeps ~130 MiB out of every
+    // process that embeds the database (measured: 251 → 119 MiB over a bare process).
+    postgresqlconf: ["shared_buffers=16MB"],
     parsers: {
       [OID_INT8]: parseInt8,
       [OID_NUMERIC]: parseNumeric,
