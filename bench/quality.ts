@@ -8,11 +8,11 @@
 // the machine's load hits them alike; time is the mask session's run alone (the engine's
 // pre- and post-processing included, no decode, resize or encode).
 //
-// Usage: node --import tsx bench/quality.ts [--models small,medium,int8]
+// Usage: npm run bench:quality -- [--models small,medium,int8 (default: those assembled)]
 //          [--model name=path.onnx ...] [--photos 3] [--backend wasm|native] [--threads 2]
 //          [--blur 12]
 // --models names manifest entries; --model adds a file that is not in the manifest (fed
-// like `small`), for trying quantiser variants before one is chosen. Photos come from
+// like `small`), for trying quantiser variants (scripts/quantise-model.mjs) before one is chosen. Photos come from
 // test/fixtures/photos (then /work/shared/fixtures/photos if present, by new name).
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { createHash } from "node:crypto";
@@ -39,7 +39,9 @@ interface Args {
 }
 
 function parseArgs(argv: string[]): Args {
-  const a: Args = { models: ["small", "medium"], extra: [], photos: Infinity, backend: "wasm", threads: 2, blur: 12 };
+  // Default: every model we ship that is assembled here.
+  const assembled = ["small", "medium", "int8"].filter((m) => existsSync(join(root, "models", `isnet-${m}.onnx`)));
+  const a: Args = { models: assembled, extra: [], photos: Infinity, backend: "wasm", threads: 2, blur: 12 };
   for (let i = 0; i < argv.length; i++) {
     const v = argv[i + 1];
     if (argv[i] === "--models" && v) (a.models = v.split(",").filter(Boolean)), i++;
