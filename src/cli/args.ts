@@ -12,10 +12,10 @@ export const MAX_CONCURRENCY = 16;
 export const DEFAULT_BASE_URL = "http://127.0.0.1:8080";
 
 export const USAGE = `usage: pixeldrop remove <file-or-folder>... [-o <dir>] [--size ${SIZES.join("|")}]
-                        [--model small|medium|<file.onnx>] [--backend auto|wasm|native] [--threads N]
+                        [--model small|medium|int8|<file.onnx>] [--backend auto|wasm|native] [--threads N]
                         [--channels rgba|alpha] [--bg-color <hex or CSS name>] [--skip-existing]
                         [--api-key <key>] [--base-url <url>] [--concurrency N]
-       pixeldrop assemble [small|medium]...
+       pixeldrop assemble [small|medium|int8]...
 
 Removes the background of each image (JPEG, PNG, WebP; folders are searched, not
 recursively) and writes <name>.png into the output folder (default ./cutouts). When

@@ -1,4 +1,4 @@
-// `pixeldrop assemble [small|medium ...]`: builds the model files and the runtime now
+// `pixeldrop assemble [small|medium|int8 ...]`: builds the model files and the runtime now
 // (sha256-checked) instead of on first use, for container images and read-only installs.
 import { locateAssets } from "../assets/locate.ts";
 import { messageOf } from "../inference/errors.ts";

@@ -8,26 +8,16 @@ import assert from "node:assert/strict";
 import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync } from "node:fs";
 import { mkdir, mkdtemp, rm } from "node:fs/promises";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { freshDataDir } from "../support/pglite-template.ts";
 import { fixture } from "../support/harness.ts";
+import { freePort } from "../support/free-port.ts";
 
 const CHROMIUM = "/usr/bin/chromium";
 const OPERATOR = "browser-test-operator-token-0123456789";
 const SHOTS = new URL("../../test-results/console/", import.meta.url);
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once("error", reject);
-    s.listen(0, "127.0.0.1", () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 async function startServer(dataDir: string, port: number): Promise<{ child: ChildProcess; output: string[] }> {
   const child = spawn(process.execPath, ["--import", "tsx", "src/main.ts"], {

@@ -13,10 +13,10 @@ import { after, test } from "node:test";
 import assert from "node:assert/strict";
 import { spawn, spawnSync } from "node:child_process";
 import { copyFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { freePort } from "../support/free-port.ts";
 
 // Plain JavaScript without declarations (it runs before anything is compiled).
 const stampModule: string = "../../src/build-stamp.mjs";
@@ -87,16 +87,6 @@ test("the installed CLI (the package's files in node_modules/pixeldrop, no src/)
   assertNoLoader(lines, ["/node_modules/pixeldrop/dist/cli/main.js", "/node_modules/pixeldrop/dist/product/pipeline-worker.js"]);
 });
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once("error", reject);
-    s.listen(0, "127.0.0.1", () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 test("npm start serves from dist/ with no TypeScript loader, pool workers included", { timeout: 240_000 }, async () => {
   const log = join(work, "start-modules.log");

@@ -8,7 +8,7 @@ import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
 import { createMemoryLimiter, createRedisLimiter, type Limiter } from "../../src/limits/index.ts";
-import { expectError, gatewayHarness, productPng, TINY_PNG, type GatewayHarness } from "./helpers.ts";
+import { expectError, gatewayHarness, heldProduct, TINY_PNG, type GatewayHarness } from "./helpers.ts";
 
 const preview = { image_file: TINY_PNG, size: "preview" };
 
@@ -17,29 +17,6 @@ before(async () => {
   g = await gatewayHarness();
 });
 after(() => g.close());
-
-/** A product that holds each call until released, oldest first. */
-function oneAtATime() {
-  const waiting: (() => void)[] = [];
-  let arrivals = 0;
-  const arrived: (() => void)[] = [];
-  return {
-    fn: async (_req: Request, signal: AbortSignal): Promise<Response> => {
-      arrivals++;
-      arrived.splice(0).forEach((f) => f());
-      await new Promise<void>((resolve, reject) => {
-        waiting.push(resolve);
-        signal.addEventListener("abort", () => reject(new Error("aborted")));
-      });
-      return productPng();
-    },
-    async untilArrived(n: number): Promise<void> {
-      while (arrivals < n) await new Promise<void>((r) => arrived.push(r));
-    },
-    releaseOldest: () => waiting.shift()?.(),
-    releaseAll: () => waiting.splice(0).forEach((f) => f()),
-  };
-}
 
 async function ok(res: Response | Promise<Response>, what: string): Promise<void> {
   const r = await res;
@@ -62,7 +39,7 @@ for (const l of limiters) {
     // timeout makes that a failure now rather than at the 140 s deadline.
     test("the caller refused first gets the freed slot; the caller that held it and a newcomer are refused meanwhile", { timeout: 30_000 }, async () => {
       const limiter = l.make();
-      const product = oneAtATime();
+      const product = heldProduct();
       try {
         const v = g.variant({ product: product.fn, config: { GLOBAL_CONCURRENCY: 2 }, limiter });
         const [a, b, waiter, newcomer] = await Promise.all([1, 2, 3, 4].map(() => g.h.customer({ creditKrw: 1000 })));
@@ -98,7 +75,7 @@ for (const l of limiters) {
 
     test("a test key waits behind live keys at a full cap, however long ago it was refused (until TEST_MAX_WAIT_MS)", { timeout: 30_000 }, async () => {
       const limiter = l.make();
-      const product = oneAtATime();
+      const product = heldProduct();
       try {
         const v = g.variant({ product: product.fn, config: { GLOBAL_CONCURRENCY: 1 }, limiter });
         const [holder, tester, payer] = await Promise.all([1, 2, 3].map(() => g.h.customer({ creditKrw: 1000 })));

@@ -251,6 +251,10 @@ export function heldProduct(answer: () => Response = () => productPng()) {
     async untilArrived(n: number): Promise<void> {
       while (arrivals < n) await new Promise<void>((r) => arrived.push(r));
     },
+    /** Answers the call that arrived first of those still held. */
+    releaseOldest(): void {
+      waiting.shift()?.();
+    },
     releaseAll(): void {
       waiting.splice(0).forEach((f) => f());
     },

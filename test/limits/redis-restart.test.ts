@@ -7,20 +7,13 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
-import { createServer } from "node:net";
 import { setTimeout as sleep } from "node:timers/promises";
 import { LimiterUnavailableError, createRedisLimiter } from "../../src/limits/index.ts";
+import { freePort } from "../support/free-port.ts";
 
 const hasBinary = spawnSync("redis-server", ["--version"]).status === 0;
 const skip = !process.env.REDIS_URL ? "REDIS_URL not set" : !hasBinary ? "redis-server not installed" : false;
 
-async function freePort(): Promise<number> {
-  const srv = createServer();
-  await new Promise<void>((resolve) => srv.listen(0, "127.0.0.1", resolve));
-  const port = (srv.address() as { port: number }).port;
-  await new Promise((resolve) => srv.close(resolve));
-  return port;
-}
 
 async function startRedis(port: number): Promise<ChildProcess> {
   const child = spawn("redis-server", ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"], {

@@ -6,7 +6,6 @@
 // permit released and nothing charged.
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { createServer } from "node:net";
 import { openDb, type Db } from "../../src/db/index.ts";
 import { createRedisLimiter } from "../../src/limits/index.ts";
 import { fixture } from "../support/harness.ts";
@@ -15,19 +14,13 @@ import { heldPermits, orgLiveKey } from "../support/permits.ts";
 import { outcomeOf, removebgInit, sendRemovebg } from "../support/removebg-request.ts";
 import { adminClient, over, setUpCustomer, startServer, stopAll, type ServerProcess } from "../support/server-process.ts";
 import { openStack, REAL, type OpenedStack } from "../support/stacks.ts";
+import { freePort } from "../support/free-port.ts";
 
 const FULL_IMAGE = fixture("photos/astronaut.png");
 const PREVIEW_IMAGE = fixture("images/orient-upright.png");
 const CREDIT = 1000;
 
 /** A port nothing listens on right now, so both processes can start at once. */
-async function freePort(): Promise<number> {
-  const srv = createServer();
-  await new Promise<void>((r) => srv.listen(0, "127.0.0.1", r));
-  const port = (srv.address() as { port: number }).port;
-  await new Promise((r) => srv.close(r));
-  return port;
-}
 
 describe("split deployment: gateway process + product process", { skip: REAL.skip, timeout: 120_000 }, () => {
   let opened: OpenedStack | undefined;

@@ -8,11 +8,12 @@
 import { execFile, spawnSync } from "node:child_process";
 import { existsSync, readdirSync } from "node:fs";
 import { chmod, mkdtemp, readFile, rm } from "node:fs/promises";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
+import { freePort } from "./free-port.ts";
+export { freePort };
 
 const run = promisify(execFile);
 const REPO_ROOT = fileURLToPath(new URL("../../", import.meta.url));
@@ -38,13 +39,6 @@ export function privateStoresSkip(): string | false {
   return false;
 }
 
-export async function freePort(): Promise<number> {
-  const srv = createServer();
-  await new Promise<void>((r) => srv.listen(0, "127.0.0.1", r));
-  const port = (srv.address() as { port: number }).port;
-  await new Promise((r) => srv.close(r));
-  return port;
-}
 
 export interface PrivateStores {
   databaseUrl: string;
