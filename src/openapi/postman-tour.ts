@@ -139,26 +139,8 @@ export const TOUR: TourFolder[] = [
         operationId: "patchApp",
         test: () => [...equals("this app", field("appId"), variable("appId")), ...equals("product enabled", field("productEnabled"), "true")],
       },
-      {
-        operationId: "issueKey",
-        name: "Issue the app's test key",
-        body: { kind: "test" },
-        test: () => [
-          ...check("a pd_test_ key, not cached", [`pm.expect(${field("key")}).to.match(/^pd_test_/);`, `pm.expect(${header("Cache-Control")}).to.eql("no-store");`]),
-          keep("testKeyId", field("keyId")),
-          keep("testKey", field("key")),
-        ],
-      },
-      {
-        operationId: "issueKey",
-        name: "Issue the app's live key",
-        body: { kind: "live" },
-        test: () => [
-          ...check("a pd_live_ key, not cached", [`pm.expect(${field("key")}).to.match(/^pd_live_/);`, `pm.expect(${header("Cache-Control")}).to.eql("no-store");`]),
-          keep("liveKeyId", field("keyId")),
-          keep("liveKey", field("key")),
-        ],
-      },
+      issueKeyStep("test"),
+      issueKeyStep("live"),
     ],
   },
   {
@@ -293,3 +275,17 @@ export const TOUR: TourFolder[] = [
     ],
   },
 ];
+
+/** Issues the app's key of one kind and keeps its id and text as `<kind>KeyId` / `<kind>Key`. */
+function issueKeyStep(kind: "test" | "live") {
+  return {
+    operationId: "issueKey",
+    name: `Issue the app's ${kind} key`,
+    body: { kind },
+    test: () => [
+      ...check(`a pd_${kind}_ key, not cached`, [`pm.expect(${field("key")}).to.match(/^pd_${kind}_/);`, `pm.expect(${header("Cache-Control")}).to.eql("no-store");`]),
+      keep(`${kind}KeyId`, field("keyId")),
+      keep(`${kind}Key`, field("key")),
+    ],
+  };
+}
