@@ -1,9 +1,9 @@
-// `npm run test:load`: the long load run of issue 6, on demand. Prints the summary
+// `npm run test:load`: the long load run, on demand. Prints the summary
 // table against the targets and the money/permit checks; exits non-zero only when a
 // correctness check fails (an unexpected answer, unbalanced books, a leaked permit),
 // not when a throughput target is missed on a busy machine.
 //
-// Rows (issue 14) carry a baseline measured in the same run: the refusals against a bare
+// Rows carry a baseline measured in the same run: the refusals against a bare
 // Hono app answering the same 401, the paid path against the stand-in product alone; the
 // last row is the key-less refusal on the embedded default (PGlite, in-process limiter).
 // Settings (environment): LOAD_SECONDS (20 per scenario), STUB_DELAY_MS (50),

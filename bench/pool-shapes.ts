@@ -1,5 +1,5 @@
-// `npm run bench:pool`: throughput of the real model at concurrency, per pool shape
-// (issue 14). For each shape (workers × threads per session) one real server process
+// `npm run bench:pool`: throughput of the real model at concurrency, per pool shape.
+// For each shape (workers × threads per session) one real server process
 // (src/main.ts on Postgres + Redis, INFERENCE_BACKEND=wasm) is started, then 1, 4 and 8
 // closed-loop clients (one organization each, as separate customers would be) send the
 // same photo for --seconds each. A refused client waits Retry-After and sends again, as

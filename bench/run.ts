@@ -5,7 +5,7 @@
 // when the load changes; bench/inference-bare.ts measures bare inference on its own).
 // Beside each row, the library's remove() on the same input and tier, and its ratio to the
 // service's end-to-end time. Medians of --runs warm runs (default 5). Each backend runs in its own child process
-// (ORT-web fixes its thread count per process). Under the table, issue 14's three ratios
+// (ORT-web fixes its thread count per process). Under the table, the three target ratios
 // against their targets (bench/targets.ts), all from this one run.
 //
 //   npm run bench -- [--runs 5] [--backends wasm,native] [--threads 2] [--model small]
@@ -81,7 +81,7 @@ for (const backend of backends) {
   }
 }
 console.log("");
-console.log("| issue 14 measure | this run | target |");
+console.log("| target ratio | this run | target |");
 console.log("|---|---:|---:|");
 for (const t of targetRows(measured)) console.log(`| ${t.label} | ${t.ratio === undefined ? "not measured" : t.ratio.toFixed(2)} | ≤ ${t.target.toFixed(2)} |`);
 console.log("");

@@ -1,4 +1,4 @@
-// Issue 14's targets, each a ratio of two times measured in the same run (the machine
+// The speed targets, each a ratio of two times measured in the same run (the machine
 // differs from run to run, so only ratios are compared with a target).
 export interface BenchRow {
   backend: string;

@@ -1,4 +1,4 @@
-// Key guessing (issue 6 "Abuse"). From one address: after INVALID_KEY_LIMIT (20) bad
+// Key guessing. From one address: after INVALID_KEY_LIMIT (20) bad
 // keys in the window, every request from it is 429 rate_limited with Retry-After, and
 // no database read happens for it (statements are counted at the Db object the
 // services share). From many addresses: the per-IP guard alone does not stop a

@@ -1,4 +1,4 @@
-// The operator API under /admin/v1 (issue 3, "Operator API"): bearer-token
+// The operator API under /admin/v1: bearer-token
 // protection, every route's success shape, and 400/404/409 on bad input, all in the
 // one error envelope with X-PD-Request-Id. PUT /product changes a service-wide row, so
 // its success path is tested on embedded stores in test/gateway/product-state.test.ts.

@@ -1,4 +1,4 @@
-// `pixeldrop remove` for real batches (issue 15): the naming rule when inputs share a
+// `pixeldrop remove` for real batches: the naming rule when inputs share a
 // name, --skip-existing, --concurrency (remote mode), a summary that lists every
 // failure with its reason and request ID, and --channels / --bg-color in both modes.
 // Remote mode runs against a real service process with the stub model; the local

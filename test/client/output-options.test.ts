@@ -1,4 +1,4 @@
-// The TypeScript client's options and result fields beyond the spec (issue 15):
+// The TypeScript client's options and result fields beyond the spec:
 // channels, bgColor, model, uncertainty and rateLimit, against the app in process
 // (the client's fetch is the app's own request function), bad values included.
 import { after, before, test } from "node:test";

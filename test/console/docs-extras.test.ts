@@ -1,4 +1,4 @@
-// The console's docs page lists the options and headers beyond the spec (issue 15),
+// The console's docs page lists the options and headers beyond the spec,
 // with the same words as the OpenAPI document.
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";

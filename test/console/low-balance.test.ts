@@ -1,4 +1,4 @@
-// The low-balance e-mail (issue 15): the owner sets a threshold on the console's Limits
+// The low-balance e-mail: the owner sets a threshold on the console's Limits
 // page; the capture that takes the balance below it sends one e-mail (read from the
 // mailer's outbox), later captures below it send none, and only a credit that lifts
 // the balance back to the threshold re-arms it.

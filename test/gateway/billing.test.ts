@@ -211,7 +211,7 @@ describe("errors are free", () => {
   });
 });
 
-describe("X-RateLimit-* after a charge come with the capture (issue 14)", () => {
+describe("X-RateLimit-* after a charge come with the capture", () => {
   /** A variant whose gateway reads through a database handle that counts spending-counter reads. */
   function countingCounterReads(product?: ReturnType<typeof heldProduct>["fn"]) {
     const db = g.h.services.db;

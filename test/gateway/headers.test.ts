@@ -59,8 +59,8 @@ describe("X-PD-Request-Id on every response", () => {
       [row.json.requestId, row.json.status, row.json.errorCode, row.json.chargedKrw, row.json.orgId, row.json.keyKind],
       [e.requestId, 400, "unsupported_parameter", 0, c.orgId, "live"],
     );
-    // A stranger's refusal names no app: its access-log line is its record (issue 14,
-    // test/gateway/refusal-log.test.ts), and the row is not found.
+    // A stranger's refusal names no app: its access-log line is its record
+    // (test/gateway/refusal-log.test.ts), and the row is not found.
     const stranger = await expectError(await g.removebg(undefined, {}, { ip: randomIp() }), 401, "invalid_api_key");
     const row2 = await g.h.admin("GET", `/requests/${stranger.requestId}`);
     assert.equal(row2.status, 404);

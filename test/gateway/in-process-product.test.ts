@@ -1,4 +1,4 @@
-// Issue 13 item 5, "one request, one parse": in one process the gateway hands the
+// One request, one parse: in one process the gateway hands the
 // parsed job to the product's runner. What must not differ from the product behind
 // HTTP: which refusals are resent (the one rule in src/gateway/upstream.ts), and the
 // facts delivered. What must: the bytes are not counted again against the product's

@@ -153,7 +153,7 @@ describe("an existing client library of the mirrored API (npm remove.bg)", { ski
     assert.equal(org.json.balanceKrw, 1000 - 22);
   });
 
-  test("the library reads X-RateLimit-* and passes channels and bg_color (issue 15)", async () => {
+  test("the library reads X-RateLimit-* and passes channels and bg_color", async () => {
     const c = await g.h.customer({ creditKrw: 1000 });
     const photo = fileURLToPath(new URL("photos/chelsea.png", FIXTURES));
     const rgba = await client.removeBackgroundFromImageFile({ path: photo, apiKey: c.liveKey });

@@ -1,4 +1,4 @@
-// Output options and quality headers beyond the spec (issue 15, DECISIONS.md "Output
+// Output options and quality headers beyond the spec (DECISIONS.md "Output
 // options beyond the spec"): channels=rgba|alpha, bg_color, X-PD-Model and
 // X-PD-Uncertainty, through the public endpoint, with their bad values.
 import { after, before, describe, test } from "node:test";

@@ -1,4 +1,4 @@
-// Paid calls first at the gateway (issue 12): test keys may hold at most their share
+// Paid calls first at the gateway: test keys may hold at most their share
 // (TEST_SHARE_PERCENT, default half) of the global concurrency cap, so live calls
 // still get in when test traffic tries to fill it; and a test call refused because live
 // calls hold the cap is told, in Retry-After, when a slot really frees. Through HTTP,

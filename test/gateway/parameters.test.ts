@@ -139,7 +139,7 @@ describe("400 unsupported_parameter", () => {
     ["crop=1", { crop: "1" }],
     ["image_url", { image_url: "https://example.com/cat.jpg" }],
     ["image_file_b64", { image_file_b64: "iVBORw0KGgo=" }],
-    // channels and bg_color are supported since issue 15 (test/gateway/output-options.test.ts).
+    // channels and bg_color are supported (test/gateway/output-options.test.ts).
     ["unknown part bg_image_url", { bg_image_url: "https://example.com/bg.jpg" }],
     ["unknown part roi", { roi: "0% 0% 100% 100%" }],
   ];

@@ -1,4 +1,4 @@
-// Issue 14, "Refusals must be cheap": a refusal no app can be named for (no key, a
+// Refusals must be cheap: a refusal no app can be named for (no key, a
 // malformed or unknown key, the invalid-key guard) is recorded by its access-log line
 // only, with the request ID the client got; a refusal of a known key keeps its
 // request-log row, as every call of a key does.

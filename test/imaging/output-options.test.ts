@@ -1,4 +1,4 @@
-// The imaging parts behind channels, bg_color and X-PD-Uncertainty (issue 15), on
+// The imaging parts behind channels, bg_color and X-PD-Uncertainty, on
 // their own: colour parsing, "over" compositing, the greyscale PNG writer read back by
 // our decoder, and the uncertainty measure's edges.
 import { test } from "node:test";

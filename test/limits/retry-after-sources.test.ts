@@ -1,4 +1,4 @@
-// The estimates behind Retry-After outside the product's queue (issue 12): the one
+// The estimates behind Retry-After outside the product's queue: the one
 // rounding rule, permit holding time, the receive budget's drain rate, start-up left.
 import { test } from "node:test";
 import assert from "node:assert/strict";

@@ -1,4 +1,4 @@
-// Per-class bookkeeping for the real-model load run (issue 12): for live and test
+// Per-class bookkeeping for the real-model load run: for live and test
 // callers apart, what was admitted and refused, the latency of the admitted calls, and
 // how honest Retry-After was: for every call that was refused before it got in, the
 // Retry-After of its first refusal against the time it actually took to be admitted

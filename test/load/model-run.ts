@@ -1,4 +1,4 @@
-// The real-model run of issue 6: INFERENCE_BACKEND=wasm, POOL_SIZE=1, and more callers
+// The real-model run: INFERENCE_BACKEND=wasm, POOL_SIZE=1, and more callers
 // than the pool can serve. What should be seen: the pool stays busy (throughput = one
 // image per job time), the excess is refused quickly with 429/503 and a Retry-After,
 // and nobody waits into a timeout. Callers behave as the spec's client contract says:
@@ -21,7 +21,7 @@ export interface ModelRunResult {
   seconds: number;
   callers: number;
   testCallers: number;
-  /** Per class (issue 12): admitted, refused, latency, Retry-After against the real wait. */
+  /** Per class (live, test): admitted, refused, latency, Retry-After against the real wait. */
   classes: ClassRow[];
   globalCap: number;
   deadlineMs: number;
@@ -60,7 +60,7 @@ const pct = (sorted: number[], p: number) => (sorted.length ? sorted[Math.min(so
 export async function runModelScenario(o: {
   seconds: number;
   connections: number;
-  /** Callers with test keys besides the `connections` live callers (issue 12). Default 0. */
+  /** Callers with test keys besides the `connections` live callers. Default 0. */
   testConnections?: number;
   globalCap: number;
   log?: (l: string) => void;

@@ -1,4 +1,4 @@
-// CPU profile of the gateway under the load run's scenarios (issue 14): the server runs
+// CPU profile of the gateway under the load run's scenarios: the server runs
 // with `node --cpu-prof`, one scenario drives it, and the profile's top entries (self
 // time by function and by file or package) are printed. Not part of any suite.
 //   node --import tsx test/load/profile-gateway.ts <no-key-embedded | unknown-key | bad-parameter | over-cap | paid | paid-rate> [seconds] [rate]

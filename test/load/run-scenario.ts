@@ -61,7 +61,7 @@ function isRemovebgAnswer(line: string): boolean {
 
 /**
  * Answer counts by label ("200", "401 invalid_api_key") from the server's access log,
- * lines `from` onwards. Unattributable refusals write no request-log row (issue 14), so
+ * lines `from` onwards. Unattributable refusals write no request-log row, so
  * the access log is the server's own record of every answer.
  */
 export function accessLogCounts(lines: readonly string[], from: number): Record<string, number> {

@@ -1,4 +1,4 @@
-// The load scenarios of issue 6: the paid path and the three cheap refusals. Each
+// The load scenarios: the paid path and the three cheap refusals. Each
 // connection carries one customer's key, so the paid run never meets the per-org cap
 // of 2 (two connections per org at most) while the over-cap run puts every
 // connection on one org on purpose.

@@ -1,4 +1,4 @@
-// Where a paid call's time goes at a fixed offered rate (issue 14): the paid load, open
+// Where a paid call's time goes at a fixed offered rate: the paid load, open
 // loop, against a gateway on real Postgres + Redis and the stand-in product, then the
 // gateway's own stage histograms (/metrics) read as a mean per stage over the run, with
 // the event loop's delay. Not part of any suite.

@@ -143,7 +143,7 @@ const SCENARIOS: Record<string, Record<string, Scenario>> = {
     key_queue_full: async () => productWith({ admission: admissionRefusing("key_queue_full") }).removebg((await funded()).liveKey, image),
     inference_failed: async () =>
       productWith({ engine: { ...engine(), run: () => Promise.reject(new Error("worker crashed")) } }).removebg((await funded()).liveKey, image),
-    // A bug in the key lookup (the product's sale switch is read in the same statement since issue 14).
+    // A bug in the key lookup (the product's sale switch is read in the same statement).
     internal_error: async () =>
       g.variant({ services: { keys: { ...g.h.services.keys, lookup: thrown(new Error("a bug")) } } }).removebg((await funded()).liveKey, image),
     upstream_error: async () =>
@@ -168,7 +168,7 @@ const SCENARIOS: Record<string, Record<string, Scenario>> = {
     shutting_down: async () => productWith({}, { isShuttingDown: () => true }).removebg((await funded()).liveKey, image),
     service_not_ready: async () => productWith({ engine: engineIn({ ready: false }) }).removebg((await funded()).liveKey, image),
     // Only a product behind HTTP (PRODUCT_URL) receives the body a second time; in one
-    // process the gateway hands it the parsed job (issue 13 item 5).
+    // process the gateway hands it the parsed job.
     receive_budget_exhausted: async () => {
       const s = g.h.services;
       const overHttp = createProductApp({ engine: engine(), admission: s.admission!, receiveBudget: createByteBudget(0), now: s.now, defaultDeadlineMs: s.config.DEADLINE_MS, isShuttingDown: () => false });

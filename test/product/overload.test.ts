@@ -1,4 +1,4 @@
-// Under overload (issue 12), on the internal product endpoint with a stand-in model of
+// Under overload, on the internal product endpoint with a stand-in model of
 // fixed duration: the job-time estimate is the workers' service time (an idle service
 // admits a normal call right after a burst), refusals carry a Retry-After that matches
 // when a retry is really admitted, live jobs go before test jobs, test jobs hold at most

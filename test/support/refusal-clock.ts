@@ -40,7 +40,7 @@ export async function retryUntilAdmitted(
 }
 
 /**
- * The check of issue 12: a client that waits Retry-After is admitted within one job's
+ * The check of an honest Retry-After: a client that waits Retry-After is admitted within one job's
  * time of that (not refused again for longer), and the value is not more than one job
  * (plus the rounding up to whole seconds) beyond the moment it would have got in.
  */
