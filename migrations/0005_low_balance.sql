@@ -1,4 +1,4 @@
--- Low-balance e-mail (issue 15): the owner's threshold (null: off) and whether the
+-- Low-balance e-mail: the owner's threshold (null: off) and whether the
 -- one e-mail for the current dip below it has gone out. A capture that leaves the
 -- balance below the threshold claims the flag (one UPDATE, so concurrent captures
 -- send one e-mail); a credit that lifts the balance to the threshold or above, or a

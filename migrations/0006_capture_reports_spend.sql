@@ -1,4 +1,4 @@
--- The capture also reports the spending counters after it (issue 14): X-RateLimit-* on a
+-- The capture also reports the spending counters after it: X-RateLimit-* on a
 -- live key's answer needs the org's daily and the app's daily and monthly spend, which
 -- a statement of their own read after every paid call. This function runs the capture
 -- of migrations/0003 unchanged and then reads the three counters in the same statement,
