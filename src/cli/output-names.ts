@@ -1,5 +1,5 @@
-// Where each input's cut-out is written. The naming rule (README "Locally, without the
-// service"): `photos/cat.jpg` → `<out>/cat.png`. When several inputs of one run would
+// Where each input's cut-out is written. The naming rule (DECISIONS.md "CLI output
+// names"): `photos/cat.jpg` → `<out>/cat.png`. When several inputs of one run would
 // get the same name (`cat.jpg` and `cat.webp`, or `a/cat.jpg` and `b/cat.jpg`), none
 // of them gets the plain name: each keeps its extension, `cat.jpg.png`, `cat.webp.png`,
 // and any still equal get `-2`, `-3`… in input order (`cat.jpg-2.png`). Names are
