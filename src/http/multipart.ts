@@ -2,7 +2,7 @@
 // bytes into names, text values and file parts that are views of those bytes. The
 // platform's parser (`Response.formData()`, undici on Node) builds a FormData, a Blob
 // and a File per part and copies the image into them: in the paid load's CPU profile
-// that was the largest cost of ours besides the stores (issue 14). What is accepted is
+// that was the largest cost of ours besides the stores. What is accepted is
 // what that parser accepted (no preamble, no transport padding), with two differences
 // (test/http/multipart.test.ts compares the two):
 // - a delimiter is CRLF "--" boundary, as RFC 2046 says: the boundary's text inside a

@@ -32,7 +32,7 @@ export function newRequestId(now: number = Date.now()): string {
 }
 
 // One call into the system's random source per 256 IDs instead of one per ID: in the
-// refusal flood's CPU profile the per-ID call was a tenth of all the time (issue 14).
+// refusal flood's CPU profile the per-ID call was a tenth of all the time.
 const POOL = new Uint8Array(16 * 256);
 let at = POOL.length;
 

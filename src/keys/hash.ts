@@ -2,7 +2,7 @@
 // the key table (environment or settings row), so a leaked copy of api_keys alone
 // cannot be used to test guesses. node:crypto's HMAC (Deno has it too) is synchronous:
 // WebCrypto's sign cost a tenth of the gateway's CPU per unknown-key refusal in its
-// profile, most of it in the hand-over to and from its job queue (issue 14).
+// profile, most of it in the hand-over to and from its job queue.
 import { createHmac } from "node:crypto";
 import type { Db } from "../db/index.ts";
 import { randomBase62 } from "../db/random-id.ts";

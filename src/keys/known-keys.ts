@@ -1,6 +1,6 @@
 // Key rows the gateway read a moment ago, kept for a second so a key in steady use costs
-// a map lookup instead of a query on every call (issue 14: the lookup was one of the
-// paid call's four statements). What is kept is the stored row (key, app, org, sale
+// a map lookup instead of a query on every call (the lookup was one of the paid
+// call's four statements). What is kept is the stored row (key, app, org, sale
 // switch), never the key text; each call still judges the row against its own clock,
 // so expiry and dormancy are exact. What a second of memory can miss is a change made
 // by another process (a suspension, a deleted app, the sale switch): that takes effect

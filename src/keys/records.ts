@@ -36,7 +36,7 @@ export interface KeyOrg {
   /**
    * The owner asked for a low-balance e-mail that has not gone out yet: only then does a
    * capture need the claim query of src/billing/low-balance.ts (one round trip saved on
-   * every other paid call, issue 14).
+   * every other paid call).
    */
   lowBalanceWatched: boolean;
 }
@@ -77,7 +77,7 @@ export const KEY_COLUMNS =
 
 /**
  * A key with its app and org, and the product's sale switch (its one row), so a paid
- * call learns all it checks before the body in one round trip (issue 14). Each lookup
+ * call learns all it checks before the body in one round trip. Each lookup
  * below adds its own WHERE.
  */
 const KEY_WITH_APP_AND_ORG_SQL = `

@@ -207,7 +207,7 @@ export function createKeyService({ db, now, pepper, touchIntervalMs = 60_000, kn
     if (remembered) return judge(remembered);
     const reading = known?.reading() ?? 0;
     // Prepared once per connection: planning this four-table join took ~0.2 ms of
-    // Postgres CPU on every call, several times its execution (issue 14).
+    // Postgres CPU on every call, several times its execution.
     const rows = await db.query<KeyJoinRow>(LOOKUP_BY_HASH_SQL, [hash], { prepare: "pd_key_by_hash" });
     const row = rows[0];
     if (!row || !constantTimeEqual(row.hash, hash)) {

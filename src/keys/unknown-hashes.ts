@@ -1,6 +1,6 @@
 // Hashes of presented keys that have no row at all, remembered for a minute so a client
 // stuck in a retry loop with a mistyped key (or a flood of one made-up key) costs a map
-// lookup instead of a database query each time (issue 14: 401 unknown key under load).
+// lookup instead of a database query each time (401 unknown key under load).
 // Safe because such a hash can never gain a row: keys are 238 random bits chosen when
 // they are issued, so no key text is presented before it exists. Only "no row" is
 // remembered; deleted, expired, dormant and suspended keys have rows and are judged

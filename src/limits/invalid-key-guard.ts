@@ -5,7 +5,7 @@
 //
 // An address the limiter found clear is remembered as clear for CLEAR_MEMORY_MS, so a
 // customer's server calling many times a second costs one limiter call per second for
-// this check, not one per call (a third of a paid call's Redis calls, issue 14). An
+// this check, not one per call (a third of a paid call's Redis calls). An
 // invalid key from the address, recorded here, forgets it at once, so this process's own
 // count blocks as exactly as before. A block that another gateway process (or another
 // guard in this one) recorded applies here within CLEAR_MEMORY_MS; until then only calls

@@ -1,6 +1,6 @@
 // One removal job as the product takes it: already parsed, paid for and admitted by
-// the gateway. The in-process gateway hands this over directly (issue 13 item 5: one
-// request, one parse); the product's HTTP endpoint builds the same job from the form
+// the gateway. The in-process gateway hands this over directly (one request,
+// one parse); the product's HTTP endpoint builds the same job from the form
 // and headers of the split deployment. Types only, so the gateway can name them.
 import type { Failure } from "../http/api-error.ts";
 import type { ImageFacts } from "../http/headers.ts";
