@@ -1,6 +1,6 @@
 // The spending counters a live key's answer last showed, kept for a second per (org,
 // app): a flood of refusals from one app (400 bad parameter, 429 over the org's cap)
-// otherwise reads Postgres once per refusal just to fill X-RateLimit-* (issue 14).
+// otherwise reads Postgres once per refusal just to fill X-RateLimit-*.
 // Only the counters are kept; the limits come from the call's own key row and the
 // period from its own clock, so a limit changed in the console or a new KST day show at
 // once. What a second can miss is money moved by another process (or by this process's

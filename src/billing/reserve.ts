@@ -33,7 +33,7 @@ export async function reserveHold(
   const rows = await db.query<{ outcome: string }>(
     "SELECT pd_reserve_hold($1, $2, $3, $4, $5, $6, $7, $8) AS outcome",
     [requestId, orgId, appId, amountKrw, new Date(now), new Date(now + holdTtlMs), kstDay(now), kstMonth(now)],
-    // Prepared once per connection: every paid call runs it (issue 14).
+    // Prepared once per connection: every paid call runs it.
     { prepare: "pd_reserve" },
   );
   const outcome = rows[0]?.outcome;

@@ -34,7 +34,7 @@ export async function captureHold(db: Db, now: number, requestId: string, amount
   let sql = `SELECT outcome, charged, balance, org_day, app_day, app_month FROM pd_capture_hold_with_spend($1, $2, $3, $4, $5)`;
   if (logRow) {
     // The call's request-log row in the same statement, with what was charged: one
-    // round trip fewer per paid call (issue 14), and the row stands or falls with the
+    // round trip fewer per paid call, and the row stands or falls with the
     // charge. MATERIALIZED: the capture runs once, whoever reads its answer.
     const row = rowUpsertFrom(logRow, { source: "c", when: "c.outcome IN ('ok', 'again')", chargedSql: "c.charged", firstParam: params.length + 1 });
     params.push(...row.params);

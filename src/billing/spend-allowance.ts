@@ -23,7 +23,7 @@ export interface SpendLimits {
 
 /**
  * The limits come from the caller (the gateway has them from the key's lookup of the
- * same request), so this is one statement: the three spending counters (issue 14), or
+ * same request), so this is one statement: the three spending counters, or
  * none when `recent` holds them from the last second (recent-spend.ts).
  * After a capture the counters come with it (`spendAfter`, src/billing/settle.ts) and
  * spendAllowanceOf is used without this read.

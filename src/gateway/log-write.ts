@@ -8,7 +8,7 @@ import { isStoreUnavailable } from "../http/store-unavailable.ts";
 /**
  * A refusal no app can be named for (no key, a malformed or unknown key, the
  * invalid-key guard) writes no request-log row: nobody's usage page shows it, and a
- * flood of them would otherwise cost a database write each (issue 14). Its answer is
+ * flood of them would otherwise cost a database write each. Its answer is
  * still in the access log with its request ID, which is where support looks it up.
  * A suspended key keeps its row: it names a key we issued.
  */

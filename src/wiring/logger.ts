@@ -36,7 +36,7 @@ export const REDACT_PATHS: readonly string[] = [
  * A logger at `level` writing to stdout, or to `dest` when given (tests write into a
  * buffer). Stdout is written asynchronously: a line goes out at once when no write is
  * in flight, and lines that come while one is wait and leave together. A synchronous
- * write per line was about 5 % of the gateway's CPU under the paid load (issue 14), most
+ * write per line was about 5 % of the gateway's CPU under the paid load, most
  * of it the pipe waking its reader once per line. What is waiting is written
  * synchronously at process exit (pino's exit hook: process.exit, an uncaught error, the
  * end of the event loop), so only a SIGKILL or a crash of the runtime itself loses the
@@ -54,7 +54,7 @@ export function createLogger(level: LogLevel, dest?: DestinationStream | ((line:
   };
   const redacting = pino({ ...options, redact: { paths: [...REDACT_PATHS], censor: "[redacted]" } }, stream);
   // Redaction walks its paths on every line; in the refusal flood's CPU profile that was
-  // a tenth of the time (issue 14). A line with none of the paths' first fields and no
+  // a tenth of the time. A line with none of the paths' first fields and no
   // nested object (the access line, most others) has nothing to censor.
   const plain = pino(options, stream);
   return (event) => {

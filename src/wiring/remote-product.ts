@@ -5,7 +5,7 @@
 //
 // On Node the message goes out through node:http with a keep-alive agent: in the paid
 // load's CPU profile, fetch (undici's Request, Response and web streams) was about a
-// sixth of the gateway's time (issue 14). Deno keeps fetch, which is native there.
+// sixth of the gateway's time. Deno keeps fetch, which is native there.
 import type { Agent, IncomingMessage } from "node:http";
 import { replyOf, type ProductMessage, type ProductReply, type ProductSender } from "../gateway/product-http.ts";
 
