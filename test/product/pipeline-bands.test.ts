@@ -1,6 +1,6 @@
 // The pipeline's row bands on real helper threads (src/product/pipeline-bands.ts): the
 // same PNG bytes as with every band on one thread, for every tier and format; a band
-// that fails in a helper fails that run only; and a pool worker with two session threads
+// that fails in a helper thread fails that run only; and a pool worker with two session threads
 // reports its helper.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
