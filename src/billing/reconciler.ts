@@ -1,6 +1,6 @@
 // Captures the holds of calls whose image was delivered while the capture's outcome
 // was unknown (the store stayed away past the request's deadline, see
-// src/gateway/capture.ts). A capture is idempotent per request ID, so asking again
+// capture-retry.ts). A capture is idempotent per request ID, so asking again
 // once the store is back either finds the charge that was made or makes it now.
 //
 // Kept in memory: the store is exactly what is unavailable when a hold is handed over.

@@ -14,7 +14,7 @@ import { TEST_KEY_SIZE } from "./test-key.ts";
 export function registerAccount(app: Hono<AppEnv>, deps: GatewayDeps, guard: InvalidKeyGuard): void {
   app.get("/v1.0/account", async (c) => {
     const requestId = c.get("requestId") ?? newRequestId(deps.now());
-    const auth = await authenticate(c.req.header("x-api-key") ?? null, clientIp(c.req.raw, c.env, deps), deps.ports, guard);
+    const auth = await authenticate(c.req.header("x-api-key") ?? null, clientIp(c.req.raw, c.env, deps), deps.ports.lookupKey, guard);
     if (!auth.ok) return failureResponse(requestId, auth);
     const key = auth.key;
     const headers = { [H.requestId]: requestId };
@@ -26,7 +26,7 @@ export function registerAccount(app: Hono<AppEnv>, deps: GatewayDeps, guard: Inv
         { ...headers, [H.testSize]: TEST_KEY_SIZE, [H.testRemaining]: String(remaining) },
       );
     }
-    const b = await deps.ports.balances(key.orgId);
+    const b = await deps.money.balances(key.orgId);
     return c.json({ data: { kind: "live", balanceKrw: b.balanceKrw, availableKrw: b.availableKrw } }, 200, headers);
   });
 }

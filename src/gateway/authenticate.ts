@@ -8,7 +8,7 @@ import type { GatewayPorts, KeyContext, KeyOwnerIds } from "./ports.ts";
 export async function authenticate(
   keyText: string | null,
   ip: string,
-  ports: GatewayPorts,
+  lookupKey: GatewayPorts["lookupKey"],
   guard: InvalidKeyGuard,
 ): Promise<{ ok: true; key: KeyContext } | (Failure & { owner?: KeyOwnerIds })> {
   const blocked = await guard.check(ip);
@@ -27,7 +27,7 @@ export async function authenticate(
   if (!keyText) return invalid("Missing API key: send it in the X-Api-Key header");
   // The shape the key service issues (src/keys/format.ts): anything else is never looked up.
   if (!isWellFormedKey(keyText)) return invalid("Malformed API key");
-  const found = await ports.lookupKey(keyText);
+  const found = await lookupKey(keyText);
   if (!found.ok) {
     if (found.code === "key_suspended") return { ...fail("key_suspended"), owner: found.owner };
     return invalid("Invalid API key: it does not exist, was deleted, expired or is dormant");

@@ -74,16 +74,22 @@ export interface HeldPermits {
   permits: readonly Permit[];
   /** The call goes on to the product: its holding time is one to learn from. */
   goesToProduct(): void;
-  /** Gives the permits back and records how long they were held (if it went to the product). */
+  /** Stops the renewals, gives the permits back and records how long they were held (if it went to the product). */
   release(): Promise<void>;
 }
 
+// Permits are short leases (permitLeaseMs) renewed every third of the lease while the
+// call holds them: a gateway that dies frees its slots within one lease instead of
+// holding them for a whole deadline.
+
+/** Takes the call's permits and keeps them alive until release() gives them back. */
 export async function takePermits(
   limiter: Limiter,
   key: KeyContext,
   s: CapacitySettings,
   holds: HoldClock,
   now: () => number,
+  onRenewError: (err: unknown) => void,
 ): Promise<HeldPermits | Failure> {
   const slots = slotsFor(key, s);
   const maxS = Math.ceil(s.deadlineMs / 1000);
@@ -95,6 +101,9 @@ export async function takePermits(
   );
   if (!got.ok) return slots[got.failedIndex]!.refusal(retryAfterSeconds(got.retryAfterMs, maxS));
   const takenAt = now();
+  const renewing = setInterval(() => {
+    for (const p of got.permits) p.renew(s.permitLeaseMs).catch(onRenewError);
+  }, Math.max(100, Math.floor(s.permitLeaseMs / 3)));
   let released = false;
   // A call refused right after (no credit, a spending limit) held its slot for
   // milliseconds; counting it would make a full cap look about to free.
@@ -106,6 +115,7 @@ export async function takePermits(
     async release() {
       if (released) return;
       released = true;
+      clearInterval(renewing);
       const held = now() - takenAt;
       if (worked) for (const g of new Set(slots.map((x) => x.group))) holds.record(g, held);
       await got.release();

@@ -1,71 +1,77 @@
-// Capturing a hold while the database may be dropping connections or failing over.
-// The dangerous case is a capture whose COMMIT went through but whose reply was lost
-// with the connection: answering an error then would leave a charge without a
-// delivered image. A capture is idempotent per request ID (a captured hold answers
-// with its first capture's numbers, src/billing/settle.ts), so asking again tells us
-// what happened: if the charge stands the image in hand is delivered; if it never
-// happened it happens now.
-//
-// The rule (docs/RELIABILITY.md "Money windows"): a store outage is asked again, with
-// growing waits, for as long as the request's own deadline allows (a Postgres failover
-// takes 10–30 s; the deadline is 140 s). If the deadline comes with the outcome still
-// unknown, the caller delivers the image (the work is done) and hands the hold to the
-// reconciler (src/billing/reconciler.ts), which captures it once the store is back:
-// an error is never answered for a call that may have been charged. A refusal by the
-// ledger (the hold had already been released or is gone) is a value and final: nothing
-// was charged. Any other error is final too: the capture did not run.
-import type { Failure } from "../http/api-error.ts";
-import { isStoreUnavailable } from "../http/store-unavailable.ts";
+// The charge of a live call whose image is in hand, and what its outcome means for the
+// answer. The charge itself (priced by the output's pixels, asked again through a store
+// outage up to the request's deadline) is billing's: src/billing/call-money.ts and
+// src/billing/capture-retry.ts. The rule here is that an error is never answered for a
+// call that may have been charged (docs/RELIABILITY.md "Money windows"):
+// - charged: delivered, with what was charged, the balance after it and the allowance
+//   the charge reported;
+// - refused by the ledger (the hold had already been released or is gone) or failed
+//   with an error that is not an outage (the capture did not run): 503, nothing was
+//   charged, and the call's hold is given back with the rest of what it took;
+// - unknown at the deadline: the work is done and may be charged, so it is delivered
+//   with the price the reconciler will capture (the balance after it is unknown, so
+//   that header is left out), and the hold goes to the reconciler.
+import type { CaptureCall, Charge } from "../billing/call-money.ts";
+import type { CaptureOutcome } from "../billing/capture-retry.ts";
+import { fail, type Failure } from "../http/api-error.ts";
+import { H } from "../http/headers.ts";
+import { STORE_RETRY_AFTER_S } from "../http/store-unavailable.ts";
 import type { SpendAllowance } from "../billing/spend-allowance.ts";
+import type { MoneyPort } from "./ports.ts";
 
-export interface Charge {
+/** A charge that stands, or may: what the answer and the request-log row say about it. */
+export interface Charged {
+  ok: true;
   chargedKrw: number;
-  balanceKrw: number;
-  /** What the key may still spend right after this capture (X-RateLimit-*), when the ledger said. */
+  /** X-PD-Charged-KRW, and X-PD-Balance-KRW when the balance after it is known. */
+  headers: Record<string, string>;
+  /** What the key may still spend after it (X-RateLimit-* without another read). */
   allowance?: SpendAllowance;
-  /** The call's request-log row was written by the capture's own statement. */
-  logged?: boolean;
+  /** The request-log row was written by the charge's own statement. */
+  logged: boolean;
 }
 
-export interface CaptureRetry {
-  /** When the request's deadline passes: no wait is started that would end after it. */
-  deadlineAt: number;
-  now: () => number;
-  sleep: (ms: number) => Promise<void>;
+export async function chargeCall(
+  money: MoneyPort,
+  call: CaptureCall,
+  o: {
+    log: (e: Record<string, unknown>) => void;
+    /** Writes the call's row as it then is: run again once the reconciler has captured (the row written now may be lost too). */
+    writeRowAgain: () => Promise<void>;
+  },
+): Promise<Charged | Failure> {
+  return chargeAnswer(await money.capture(call), call.requestId, money, o);
 }
 
-/** First wait after a store error; doubled each time up to CAPTURE_MAX_WAIT_MS. */
-export const CAPTURE_FIRST_WAIT_MS = 500;
-export const CAPTURE_MAX_WAIT_MS = 2_000;
-
-export type CaptureOutcome =
-  /** Charged (now or by an earlier try whose reply was lost). */
-  | { kind: "charged"; charge: Charge }
-  /** The ledger refused: not charged, and the hold is no longer open. */
-  | { kind: "refused"; refusal: Failure }
-  /** The capture failed with an error that is not an outage: it did not run, nothing was charged. */
-  | { kind: "failed"; error: unknown }
-  /** The store stayed away until the deadline: it may or may not have been charged. */
-  | { kind: "unknown"; lastError: unknown };
-
-export async function captureSettled(
-  capture: (requestId: string, amountKrw: number) => Promise<({ ok: true } & Charge) | Failure>,
+/** What each capture outcome means for the answer. */
+function chargeAnswer(
+  outcome: CaptureOutcome<Charge>,
   requestId: string,
-  amountKrw: number,
-  o: CaptureRetry,
-): Promise<CaptureOutcome> {
-  let waitMs = CAPTURE_FIRST_WAIT_MS;
-  for (;;) {
-    try {
-      const r = await capture(requestId, amountKrw);
-      return r.ok
-        ? { kind: "charged", charge: { chargedKrw: r.chargedKrw, balanceKrw: r.balanceKrw, allowance: r.allowance, logged: r.logged } }
-        : { kind: "refused", refusal: r };
-    } catch (err) {
-      if (!isStoreUnavailable(err)) return { kind: "failed", error: err };
-      if (o.now() + waitMs >= o.deadlineAt) return { kind: "unknown", lastError: err };
-      await o.sleep(waitMs);
-      waitMs = Math.min(waitMs * 2, CAPTURE_MAX_WAIT_MS);
+  money: Pick<MoneyPort, "reconcile">,
+  o: { log: (e: Record<string, unknown>) => void; writeRowAgain: () => Promise<void> },
+): Charged | Failure {
+  switch (outcome.kind) {
+    case "charged": {
+      const c = outcome.charge;
+      return {
+        ok: true,
+        chargedKrw: c.chargedKrw,
+        headers: { [H.chargedKrw]: String(c.chargedKrw), [H.balanceKrw]: String(c.balanceKrw) },
+        allowance: c.allowance,
+        logged: c.logged,
+      };
+    }
+    case "refused":
+      o.log({ level: "error", msg: "capture refused", requestId, code: outcome.refusal.code, err: outcome.refusal.title });
+      return fail("service_unavailable", `${outcome.refusal.title ?? "The charge was refused"}; nothing was charged`, STORE_RETRY_AFTER_S);
+    case "failed":
+      o.log({ level: "error", msg: "capture failed", requestId, err: outcome.error instanceof Error ? outcome.error.message : String(outcome.error) });
+      return fail("service_unavailable", "Billing is temporarily unavailable; nothing was charged", STORE_RETRY_AFTER_S);
+    case "unknown": {
+      const price = outcome.amountKrw;
+      o.log({ level: "error", msg: "capture outcome unknown at the deadline; reconciler takes the hold", requestId, amountKrw: price, err: String(outcome.lastError) });
+      money.reconcile(requestId, price, o.writeRowAgain);
+      return { ok: true, chargedKrw: price, headers: { [H.chargedKrw]: String(price) }, logged: false };
     }
   }
 }

@@ -1,7 +1,7 @@
 // Everything the public gateway is built from; assembled in src/wiring/app.ts.
 import type { Limiter } from "../limits/index.ts";
 import type { ByteBudget } from "../http/byte-budget.ts";
-import type { GatewayPorts } from "./ports.ts";
+import type { GatewayPorts, MoneyPort } from "./ports.ts";
 import type { ProductPort } from "./upstream.ts";
 
 export interface GatewaySettings {
@@ -24,6 +24,8 @@ export interface GatewaySettings {
 
 export interface GatewayDeps {
   ports: GatewayPorts;
+  /** The money of a paid call: hold, charge, release, allowance, reconciler handover (src/billing/call-money.ts). */
+  money: MoneyPort;
   limiter: Limiter;
   receiveBudget: ByteBudget;
   /** Sends one attempt to the product: the parsed job in process, or over HTTP with PRODUCT_URL. */
@@ -34,8 +36,6 @@ export interface GatewayDeps {
   /** The peer address as the runtime sees it, when known. */
   remoteAddress: (req: Request, env: unknown) => string | undefined;
   log: (event: Record<string, unknown>) => void;
-  /** Takes over a hold whose capture outcome is still unknown at the deadline (src/billing/reconciler.ts). */
-  reconcile: (requestId: string, amountKrw: number, afterCapture?: () => Promise<void>) => void;
   /** Where stage times and money events are reported (the metrics); absent in most tests. */
   observe?: GatewayObserver;
   /** How often a job ends in the in-process product (ms), when there is one: the first Retry-After of a full cap. */

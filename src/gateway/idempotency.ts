@@ -64,12 +64,10 @@ export function claimFailure(outcome: "mismatch" | "in_use"): Failure {
     : fail("idempotency_key_in_use", `A request with this ${IDEMPOTENCY_HEADER} is still in progress`, IN_USE_RETRY_AFTER_S);
 }
 
-/** The part of a removebg request's state a claim uses. */
+/** The request a claim is made for. */
 export interface ClaimingRequest {
   requestId: string;
   receivedAt: number;
-  undo: (() => Promise<unknown>)[];
-  readonly succeeded: boolean;
 }
 
 export interface Claim {
@@ -78,12 +76,14 @@ export interface Claim {
   replay: boolean;
   /** Marks the key's request done (after a success); never throws. */
   complete(): Promise<void>;
+  /** Gives a fresh claim back (forgets the key) for a request that did not succeed. */
+  giveBack(): Promise<void>;
 }
 
 /**
  * Reads the header and claims the key for this request. Without a key the request
- * runs as before. A fresh claim is given back (forgotten) by an undo step when the
- * request does not succeed, so a key on a failed request keeps nothing.
+ * runs as before. A fresh claim is given back when the request does not succeed, so a
+ * key on a failed request keeps nothing.
  */
 export async function claimIdempotency(
   req: Request,
@@ -95,18 +95,16 @@ export async function claimIdempotency(
   const header = readIdempotencyKey(req.headers);
   if (!header.ok) return header;
   const nothing = async () => {};
-  if (header.key === undefined) return { ok: true, replay: false, complete: nothing };
+  if (header.key === undefined) return { ok: true, replay: false, complete: nothing, giveBack: nothing };
   const ref = { appId: c.appId, key: header.key, requestId: r.requestId };
   const fingerprint = await requestFingerprint(c.kind, c.form);
   const outcome = await port.claim({ ...ref, fingerprint, leaseUntil: r.receivedAt + c.leaseMs });
   if (outcome === "mismatch" || outcome === "in_use") return claimFailure(outcome);
-  if (outcome === "replay") return { ok: true, replay: true, complete: nothing };
-  r.undo.push(async () => {
-    if (!r.succeeded) await port.forget(ref);
-  });
+  if (outcome === "replay") return { ok: true, replay: true, complete: nothing, giveBack: nothing };
   return {
     ok: true,
     replay: false,
+    giveBack: () => port.forget(ref),
     complete: () =>
       port.complete(ref).catch((err: unknown) =>
         // A live key's captured hold says the same (pd_idempotency_claim reads it).

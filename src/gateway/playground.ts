@@ -1,17 +1,16 @@
 // The console's playground call: one POST /v1.0/removebg made by the gateway's own
 // handler as an app's test key, for a caller the console has already signed in and
 // checked to own the app. Keys are stored only as hashes, so there is no key text to
-// present; instead, for this one call, the key lookup port answers with the app's
-// current test key (found by app ID and judged like a presented key). Everything after
+// present; instead, for this one call, the key lookup answers with the app's current
+// test key (found by app ID and judged like a presented key). The handler is built once
+// (with its own hold clock) and each call passes its own lookup. Everything after
 // that is the public path unchanged: IP guard, product state, the 12 MB body cap,
 // parameters, the test key's minute/month/concurrency limits, preview size, resends,
 // the request-log row and the answer with its headers. See docs/DECISIONS.md.
-import { Hono } from "hono";
-import type { AppEnv } from "../http/app-env.ts";
 import { createInvalidKeyGuard } from "../limits/index.ts";
 import type { GatewayDeps } from "./deps.ts";
 import type { GatewayPorts } from "./ports.ts";
-import { registerRemoveBg } from "./removebg.ts";
+import { createRemoveBg } from "./removebg.ts";
 
 export type KeyLookup = Awaited<ReturnType<GatewayPorts["lookupKey"]>>;
 
@@ -38,24 +37,18 @@ const PLACEHOLDER_KEY = `pd_test_${"0".repeat(40)}`;
 const PASSED_HEADERS = ["content-type", "content-length", "x-forwarded-for"] as const;
 
 export function createPlayground(deps: GatewayDeps, findTestKey: (appId: string) => Promise<KeyLookup>): Playground {
-  // Same guard settings (and limiter counters) as the public route's.
+  // Built once and reused: same guard settings (and limiter counters) as the public route's.
   const guard = createInvalidKeyGuard(deps.limiter, {
     limit: deps.settings.invalidKeyLimit,
     windowMs: deps.settings.invalidKeyWindowS * 1000,
     now: deps.now,
   });
+  const removeBg = createRemoveBg(deps, guard);
   return async ({ appId, requestId, request, env }) => {
     const found = await findTestKey(appId);
     // A live key can never be reached this way: the finder is asked for the test key
     // only, and this check keeps it so whatever the finder returns.
     const key: KeyLookup = found.ok && found.key.kind !== "test" ? { ok: false, code: "invalid_api_key" } : found;
-    // A one-route app per call (cheap), so the lookup can only ever answer this call's key.
-    const app = new Hono<AppEnv>();
-    app.use("*", async (c, next) => {
-      c.set("requestId", requestId);
-      await next();
-    });
-    registerRemoveBg(app, { ...deps, ports: { ...deps.ports, lookupKey: async () => key } }, guard);
 
     const headers = new Headers({ "x-api-key": PLACEHOLDER_KEY });
     for (const name of PASSED_HEADERS) {
@@ -64,6 +57,7 @@ export function createPlayground(deps: GatewayDeps, findTestKey: (appId: string)
     }
     const init: RequestInit & { duplex?: "half" } = { method: "POST", headers, body: request.body };
     if (request.body) init.duplex = "half"; // a streamed body (Node's fetch requires saying so)
-    return app.fetch(new Request("http://gateway/v1.0/removebg", init), env);
+    // The lookup answers this call's key only, whatever the placeholder says.
+    return removeBg(new Request("http://gateway/v1.0/removebg", init), env, { requestId, lookupKey: async () => key });
   };
 }

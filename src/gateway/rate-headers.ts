@@ -7,7 +7,7 @@
 // Reset is the Unix time (seconds) at which Remaining is back to Limit.
 import { H } from "../http/headers.ts";
 import type { Limiter } from "../limits/index.ts";
-import type { GatewayPorts, KeyContext } from "./ports.ts";
+import type { KeyContext, MoneyPort } from "./ports.ts";
 import type { SpendAllowance } from "../billing/spend-allowance.ts";
 
 /** Test keys: calls per minute (spec §5.3). */
@@ -18,12 +18,12 @@ export const testMinuteKey = (keyId: string) => `test-minute:${keyId}`;
 export interface RateHeaderDeps {
   limiter: Limiter;
   now: () => number;
-  spendAllowance: GatewayPorts["spendAllowance"];
+  allowance: MoneyPort["allowance"];
 }
 
 /**
- * Read after the request's own steps are done, so the numbers include this call. Empty
- * when the stores cannot say. `known`: a live key's allowance already in hand (its
+ * Read after the request's own steps are done, so the numbers include this call. Throws
+ * when the stores cannot say (the answer then goes without these headers). `known`: a live key's allowance already in hand (its
  * capture reported it), so nothing is read.
  */
 export async function rateLimitHeaders(key: KeyContext, deps: RateHeaderDeps, known?: SpendAllowance): Promise<Record<string, string>> {
@@ -35,8 +35,8 @@ export async function rateLimitHeaders(key: KeyContext, deps: RateHeaderDeps, kn
     const clear = used === 0 ? 0 : (await deps.limiter.isOver(k, 1, TEST_WINDOW_MS)).retryAfterMs;
     return headers(TEST_PER_MINUTE, TEST_PER_MINUTE - used, now + clear);
   }
-  const a = known ?? (await deps.spendAllowance({ orgId: key.orgId, appId: key.appId, limits: key.spendLimits }));
-  return a ? headers(a.limitKrw, a.remainingKrw, a.resetAt) : {};
+  const a = known ?? (await deps.allowance(key));
+  return headers(a.limitKrw, a.remainingKrw, a.resetAt);
 }
 
 function headers(limit: number, remaining: number, resetAtMs: number): Record<string, string> {

@@ -1,269 +1,330 @@
-// POST /v1.0/removebg: the paid call. Order of checks: IP guard and key (no body read
-// for strangers) → query string → product state → body (streamed, capped, byte
-// budget) → parameters → limits and permits → hold → product (with resends) →
-// capture or release → request-log row (none for a refusal no app can be named for).
-// Every exit path releases what it took.
+// POST /v1.0/removebg: the paid call. handle() below is its order of checks, each step
+// in the file that owns it: IP guard and key (no body read for strangers) → query
+// string → product state → body (capped, counted against the receive budget) →
+// parameters → Idempotency-Key → limits and permits → a free test call or the hold →
+// product (with resends) → the charge → the answer. What a step takes goes on the
+// call's Held list (held.ts), given back in one finally whatever the exit; then the
+// headers read after that, and the request-log row (none for a refusal no app can be
+// named for).
 import type { Hono } from "hono";
 import { fail, type Failure } from "../http/api-error.ts";
 import type { AppEnv } from "../http/app-env.ts";
 import { failureResponse } from "../http/error-response.ts";
 import { H } from "../http/headers.ts";
-import { STORE_RETRY_AFTER_S, storeUnavailable } from "../http/store-unavailable.ts";
+import { storeUnavailable } from "../http/store-unavailable.ts";
 import { newRequestId } from "../http/request-id.ts";
-import { MAX_BODY_BYTES, announcedLength, parseMultipart, readBodyCapped } from "../http/read-body.ts";
-import type { InvalidKeyGuard, PermitSet } from "../limits/index.ts";
+import type { InvalidKeyGuard } from "../limits/index.ts";
 import { createHoldClock, type HoldClock } from "../limits/hold-clock.ts";
-import { retryAfterSeconds } from "../http/retry-after.ts";
 import { readRemoveParams } from "../product/params.ts";
 import { tierOfSize, type Size } from "../imaging/tiers.ts";
-import { reserveAmountForSize, priceForPixels } from "../billing/prices.ts";
 import { authenticate } from "./authenticate.ts";
-import { forcedSize, TEST_KEY_SIZE } from "./test-key.ts";
+import { countTestMinute, forcedSize, TEST_KEY_SIZE, useFreeCall } from "./test-key.ts";
 import { clientIp } from "./client-ip.ts";
 import type { GatewayDeps, GatewayObserver } from "./deps.ts";
-import type { KeyContext, RequestLogRow } from "./ports.ts";
+import type { GatewayPorts, KeyContext, KeyOwnerIds, RequestLogRow } from "./ports.ts";
 import type { SpendAllowance } from "../billing/spend-allowance.ts";
 import type { ProductJob } from "../product/job.ts";
 import { SUCCESS_STATUS, successResponse, wantsJson } from "./reply.ts";
-import { callProduct } from "./upstream.ts";
-import { captureSettled } from "./capture.ts";
-import { rateLimitHeaders, TEST_PER_MINUTE, TEST_WINDOW_MS, testMinuteKey } from "./rate-headers.ts";
-import { takePermits } from "./capacity.ts";
+import { callProduct, type ProductImage, type UpstreamOutcome } from "./upstream.ts";
+import { chargeCall, type Charged } from "./capture.ts";
+import { rateLimitHeaders } from "./rate-headers.ts";
+import { takePermits, type HeldPermits } from "./capacity.ts";
 import { claimIdempotency, REPLAYED_HEADER } from "./idempotency.ts";
 import { isUnattributableRefusal, writeLogRow } from "./log-write.ts";
+import { createHeld, type Held } from "./held.ts";
+import { receiveForm, takeReceiveRoom, type ReceivedForm } from "./receive.ts";
 
 /** An Idempotency-Key stays claimed by its request this long past the request's deadline. */
 const IDEMPOTENCY_LEASE_MARGIN_MS = 10_000;
 
-/** What one paid call has taken and learnt so far (not the console's Hono context `Ctx`). */
-interface CallState {
-  requestId: string;
-  receivedAt: number;
-  row: RequestLogRow;
-  headers: Record<string, string>;
-  /** Undo steps, run in reverse order whatever happens. */
-  undo: (() => Promise<unknown>)[];
-  succeeded: boolean;
-  /** Set once a test key is recognised: whose free calls the answer reports. */
-  testQuota?: { orgId: string; lifetime: boolean };
-  /** Set once the key is known: every later answer carries X-RateLimit-*. */
+/** What the answer and the request-log row say about one call, filled in as its checks pass. */
+interface CallRecord {
+  readonly requestId: string;
+  readonly receivedAt: number;
+  readonly row: RequestLogRow;
+  /** Headers every answer to this call carries, errors included. */
+  readonly headers: Record<string, string>;
+  /** Set once the key is known: every later answer carries X-RateLimit-* (a test key's: its count too). */
   key?: KeyContext;
   /** A live key's spending allowance as its charge left it: X-RateLimit-* without another read. */
   allowance?: SpendAllowance;
   /** False for a refusal no app can be named for: the access log line is its only record. */
-  logRow: boolean;
-  /** The row as a success was written by the charge's own statement (settle.ts). */
-  loggedWithCharge?: boolean;
+  writesRow: boolean;
+  /** The row as a success was written by the charge's own statement (src/billing/settle.ts). */
+  loggedWithCharge: boolean;
 }
 
+/**
+ * One call of the route. `lookupKey` answers for the X-Api-Key header; the playground
+ * passes one that answers with the app's test key.
+ */
+export type RemoveBg = (req: Request, env: unknown, o?: { requestId?: string; lookupKey?: GatewayPorts["lookupKey"] }) => Promise<Response>;
+
 export function registerRemoveBg(app: Hono<AppEnv>, deps: GatewayDeps, guard: InvalidKeyGuard): void {
-  // How long this process's calls hold their permits: the Retry-After of a full cap.
+  const removeBg = createRemoveBg(deps, guard);
+  app.post("/v1.0/removebg", (c) => removeBg(c.req.raw, c.env, { requestId: c.get("requestId") }));
+}
+
+export function createRemoveBg(deps: GatewayDeps, guard: InvalidKeyGuard): RemoveBg {
+  // How long this handler's calls hold their permits: the Retry-After of a full cap.
   const holds = createHoldClock(deps.jobEndEveryMs);
-  app.post("/v1.0/removebg", async (c) => {
+  return async (req, env, o = {}) => {
     const receivedAt = deps.now();
-    const requestId = c.get("requestId") ?? newRequestId(receivedAt);
-    const ctx: CallState = {
+    const requestId = o.requestId ?? newRequestId(receivedAt);
+    const call: CallRecord = {
       requestId,
       receivedAt,
       row: { requestId, receivedAt, status: 0, chargedKrw: 0, attempts: 0 },
       headers: {},
-      undo: [],
-      succeeded: false,
-      logRow: true,
+      writesRow: true,
+      loggedWithCharge: false,
     };
+    const held = createHeld();
     let res: Response;
     try {
-      res = await handle(c.req.raw, c.env, ctx, deps, guard, holds);
+      res = await handle(req, env, call, held, { deps, guard, holds, lookupKey: o.lookupKey ?? deps.ports.lookupKey });
     } catch (err) {
       const storeDown = storeUnavailable(err);
       deps.log({ level: "error", msg: storeDown ? "store unavailable" : "removebg failed", requestId, err: err instanceof Error ? err.stack : String(err) });
       const f = storeDown ?? fail("internal_error");
-      ctx.row.errorCode = f.code;
-      res = failureResponse(requestId, f, ctx.headers);
+      call.row.errorCode = f.code;
+      res = failureResponse(requestId, f, call.headers);
     } finally {
-      for (const step of ctx.undo.reverse()) {
-        await step().catch((err: unknown) =>
-          deps.log({ level: "error", msg: "cleanup step failed", requestId, err: err instanceof Error ? err.message : String(err) }),
-        );
-      }
+      await held.giveBackAll((err) =>
+        deps.log({ level: "error", msg: "cleanup step failed", requestId, err: err instanceof Error ? err.message : String(err) }),
+      );
     }
-    if (ctx.testQuota && !ctx.succeeded) await stampTestRemaining(res, ctx.testQuota, deps);
-    if (ctx.key) await stampRateLimit(res, ctx.key, ctx.allowance, deps);
-    ctx.row.status = res.status;
-    if (!ctx.logRow) return res;
-    // Written again only if the answer changed after the charge (an error on the way out).
-    if (ctx.loggedWithCharge && res.status === SUCCESS_STATUS && ctx.row.errorCode === undefined) return res;
-    await writeLogRow(deps.ports.logRequest, ctx.row, deps.sleep).catch((err: unknown) => {
-      deps.log({ level: "error", msg: "request log write failed", requestId, err: err instanceof Error ? err.message : String(err) });
-      // A charged call's row is the customer's record of the charge: the reconciler writes
-      // it once the store is back (after asking for the capture again, which changes nothing).
-      if (ctx.succeeded && ctx.row.keyKind === "live" && ctx.row.chargedKrw > 0) {
-        deps.reconcile(requestId, ctx.row.chargedKrw, () => deps.ports.logRequest(ctx.row));
-      }
+    return finish(res, call, held.succeeded, deps);
+  };
+}
+
+interface Steps {
+  deps: GatewayDeps;
+  guard: InvalidKeyGuard;
+  holds: HoldClock;
+  lookupKey: GatewayPorts["lookupKey"];
+}
+
+async function handle(req: Request, env: unknown, call: CallRecord, held: Held, s: Steps): Promise<Response> {
+  const { deps } = s;
+  const reject = (f: Failure) => {
+    call.row.errorCode = f.code;
+    return failureResponse(call.requestId, f, call.headers);
+  };
+
+  // Who is calling: the IP guard, then the key.
+  const ip = clientIp(req, env, deps);
+  call.row.ip = ip;
+  const auth = await timed(deps, "authenticate", () => authenticate(req.headers.get("x-api-key"), ip, s.lookupKey, s.guard));
+  if (!auth.ok) {
+    call.writesRow = !isUnattributableRefusal(auth);
+    // A suspended key's refusal is its app's: the row names the key, so its usage page lists it.
+    if (auth.owner) nameKey(call.row, auth.owner);
+    return reject(auth);
+  }
+  const key = auth.key;
+  call.key = key;
+  nameKey(call.row, key);
+  if (key.kind === "test") call.headers[H.testSize] = TEST_KEY_SIZE;
+  void deps.ports.touchKey(key.keyId).catch(() => {});
+
+  // What the key's app may do now.
+  if (new URL(req.url).search !== "") return reject(fail("unsupported_parameter", "A query string is not accepted"));
+  if (key.productStatus === "discontinued") return reject(fail("product_discontinued"));
+  if (key.productStatus === "maintenance") return reject(fail("service_unavailable", "The service is under maintenance", 300));
+  if (!key.productEnabled) return reject(fail("product_not_enabled", "The product is not enabled for this app; apply for use in the console"));
+  if (key.kind === "live" && key.refundPending) return reject(fail("refund_pending"));
+
+  // The body and its parameters.
+  const room = takeReceiveRoom(req, deps.receiveBudget, deps.settings.deadlineMs);
+  if (!room.ok) return reject(room);
+  held.always(room.giveBack);
+  const body = await receiveForm(req);
+  if (!body.ok) return reject(body);
+  const params = readRemoveParams(body.form);
+  if (!params.ok) return reject(params);
+  const forced = forcedSize(key.kind);
+  const size = forced ?? params.size;
+  call.row.tier = tierOfSize(size);
+
+  // Idempotency-Key: a replay of a request that succeeded runs the model again and charges nothing.
+  const leaseMs = deps.settings.deadlineMs + IDEMPOTENCY_LEASE_MARGIN_MS;
+  const claim = await claimIdempotency(req, { appId: key.appId, kind: key.kind, form: body.form, leaseMs }, call, deps.ports.idempotency, deps.log);
+  if (!claim.ok) return reject(claim);
+  held.unlessSucceeded(claim.giveBack);
+  const replay = claim.replay;
+  if (replay) call.headers[REPLAYED_HEADER] = "true";
+
+  // Limits and permits, then what the call spends: a free test call, or a live hold.
+  const permits = await timed(deps, "limits", () => takeLimits(key, call.requestId, s));
+  if (!permits.ok) return reject(permits);
+  held.always(permits.release);
+  if (key.kind === "test") {
+    // Errors are free: a failed test call gives its free call back.
+    const free = await useFreeCall(deps.ports, key, replay);
+    if (!free.ok) return reject(free);
+    call.headers[H.testRemaining] = String(free.remaining);
+    if (free.giveBack) held.unlessSucceeded(free.giveBack);
+  } else if (!replay) {
+    // A replay charges nothing, so nothing is reserved for it.
+    const hold = await timed(deps, "reserve", () => deps.money.reserve({ requestId: call.requestId, orgId: key.orgId, appId: key.appId, size }));
+    if (!hold.ok) return reject(hold);
+    held.unlessSucceeded(async () => {
+      await deps.money.release(call.requestId);
+      deps.observe?.released();
     });
-    return res;
+  }
+  permits.goesToProduct();
+
+  // The product, with the resends the spec allows.
+  const outcome = await timed(deps, "product", () => runProduct(call, key, { ...params, size }, forced !== undefined, body, deps));
+  call.row.attempts = outcome.attempts;
+  if (!outcome.ok) return reject(outcome);
+  const image = outcome.image;
+  Object.assign(call.row, { processingMs: image.processingMs, width: image.width, height: image.height });
+
+  // The charge (live keys; a replay shows the balance and charges nothing).
+  if (key.kind === "live" && replay) {
+    await stampReplayBalance(key.orgId, call, deps);
+  } else if (key.kind === "live") {
+    const charge = await timed(deps, "capture", () => chargeFor(call, key, size, image, deps));
+    if (!charge.ok) return reject(charge);
+    call.row.chargedKrw = charge.chargedKrw;
+    Object.assign(call.headers, charge.headers);
+    call.allowance = charge.allowance;
+    call.loggedWithCharge = charge.logged;
+  }
+  held.succeed();
+  await claim.complete();
+  deps.observe?.charged(key.kind, key.kind === "live" ? call.row.chargedKrw : 0);
+  return successResponse(call.requestId, image, call.headers, wantsJson(req.headers.get("accept")));
+}
+
+/**
+ * After what the call took is given back: the headers whose numbers that changes, and
+ * the request-log row.
+ */
+async function finish(res: Response, call: CallRecord, succeeded: boolean, deps: GatewayDeps): Promise<Response> {
+  const key = call.key;
+  if (key?.kind === "test" && !succeeded) await stampTestRemaining(res, key, deps);
+  if (key) await stampRateLimit(res, key, call.allowance, deps);
+  call.row.status = res.status;
+  if (!call.writesRow) return res;
+  // Written again only if the answer changed after the charge (an error on the way out).
+  if (call.loggedWithCharge && res.status === SUCCESS_STATUS && call.row.errorCode === undefined) return res;
+  await writeLogRow(deps.ports.logRequest, call.row, deps.sleep).catch((err: unknown) => {
+    deps.log({ level: "error", msg: "request log write failed", requestId: call.requestId, err: err instanceof Error ? err.message : String(err) });
+    // A charged call's row is the customer's record of the charge: the reconciler writes
+    // it once the store is back (after asking for the capture again, which changes nothing).
+    if (succeeded && call.row.keyKind === "live" && call.row.chargedKrw > 0) {
+      deps.money.reconcile(call.requestId, call.row.chargedKrw, () => deps.ports.logRequest(call.row));
+    }
   });
+  return res;
+}
+
+/** Whose call this is, on its request-log row. */
+function nameKey(row: RequestLogRow, k: KeyOwnerIds): void {
+  Object.assign(row, { orgId: k.orgId, appId: k.appId, keyId: k.keyId, keyKind: k.kind });
+}
+
+/** A test key's minute window first, then the permits of either kind (capacity.ts). */
+async function takeLimits(key: KeyContext, requestId: string, s: Steps): Promise<HeldPermits | Failure> {
+  const { deps } = s;
+  if (key.kind === "test") {
+    const minute = await countTestMinute(deps.limiter, key.keyId);
+    if (!minute.ok) return minute;
+  }
+  return takePermits(deps.limiter, key, deps.settings, s.holds, deps.now, (err) =>
+    deps.log({ level: "warn", msg: "permit renew failed", requestId, err: err instanceof Error ? err.message : String(err) }),
+  );
+}
+
+/**
+ * The product within the deadline, with the resends upstream.ts allows. The form is
+ * parsed once, here: the in-process product takes this job as it is; a product behind
+ * HTTP gets the client's form as it came (product-http.ts).
+ */
+function runProduct(
+  call: CallRecord,
+  key: KeyContext,
+  params: Pick<ProductJob, "image" | "size" | "semitransparency" | "channels" | "background">,
+  forcedSize: boolean,
+  body: ReceivedForm,
+  deps: GatewayDeps,
+): Promise<UpstreamOutcome> {
+  const job: ProductJob = {
+    image: params.image,
+    size: params.size,
+    semitransparency: params.semitransparency,
+    channels: params.channels,
+    background: params.background,
+    requestId: call.requestId,
+    deadline: call.receivedAt + deps.settings.deadlineMs,
+    queueKey: key.keyId,
+    callClass: key.kind,
+  };
+  const wire = { body: body.bytes, contentType: body.contentType ?? "" };
+  return callProduct((signal) => deps.product({ job, wire, forcedSize }, signal), {
+    deadlineAt: job.deadline,
+    now: deps.now,
+    sleep: deps.sleep,
+    maxResends: deps.settings.maxResends,
+    minRemainingMs: deps.settings.resendMinRemainingMs,
+    defaultWaitS: deps.settings.resendDefaultWaitS,
+    onResend: (code) => deps.observe?.resent(code),
+  });
+}
+
+/** The live call's charge for the image in hand (capture.ts says what its outcome means). */
+function chargeFor(call: CallRecord, key: KeyContext, size: Size | undefined, image: ProductImage, deps: GatewayDeps): Promise<Charged | Failure> {
+  const charge = {
+    requestId: call.requestId,
+    key,
+    size,
+    pixels: image.width * image.height,
+    // Asked again while the store is away, up to the deadline: a lost reply may hide a charge that stands.
+    deadlineAt: call.receivedAt + deps.settings.deadlineMs,
+    // The row rides in the charge's statement as the success it is about to be.
+    logRow: { ...call.row, status: SUCCESS_STATUS },
+  };
+  // Its row is written again after a capture the reconciler makes: the one written now may be lost too.
+  return chargeCall(deps.money, charge, { log: deps.log, writeRowAgain: () => deps.ports.logRequest(call.row) });
 }
 
 /**
  * Test-key headers go on every answer to a test key, errors included (DECISIONS.md).
- * An error gives its call back, so the count is read after the undo steps ran.
+ * An error gives its call back, so the count is read after the give-backs ran.
  */
-async function stampTestRemaining(res: Response, q: { orgId: string; lifetime: boolean }, deps: GatewayDeps): Promise<void> {
+async function stampTestRemaining(res: Response, key: KeyContext, deps: GatewayDeps): Promise<void> {
   try {
-    res.headers.set(H.testRemaining, String(await deps.ports.testCallsRemaining(q)));
+    res.headers.set(H.testRemaining, String(await deps.ports.testCallsRemaining({ orgId: key.orgId, lifetime: key.testQuota === "lifetime" })));
   } catch {
     // A store that is down already made this answer a 503; the header is left out.
   }
 }
 
 /**
- * X-RateLimit-* (rate-headers.ts), read once the undo steps ran so the numbers are final.
- * A charged call's numbers came with its capture (no undo step changes them after it).
+ * X-RateLimit-* (rate-headers.ts), read once the give-backs ran so the numbers are final.
+ * A charged call's numbers came with its charge (no give-back changes them after it).
  */
 async function stampRateLimit(res: Response, key: KeyContext, charged: SpendAllowance | undefined, deps: GatewayDeps): Promise<void> {
   try {
-    const headers = await rateLimitHeaders(key, { limiter: deps.limiter, now: deps.now, spendAllowance: deps.ports.spendAllowance }, charged);
+    const headers = await rateLimitHeaders(key, { limiter: deps.limiter, now: deps.now, allowance: deps.money.allowance }, charged);
     for (const [name, value] of Object.entries(headers)) res.headers.set(name, value);
   } catch {
     // A store that is down already made this answer a 503; the headers are left out.
   }
 }
 
-async function handle(req: Request, env: unknown, ctx: CallState, deps: GatewayDeps, guard: InvalidKeyGuard, holds: HoldClock): Promise<Response> {
-  const reject = (f: Failure) => {
-    ctx.row.errorCode = f.code;
-    return failureResponse(ctx.requestId, f, ctx.headers);
-  };
-  const ip = clientIp(req, env, deps);
-  ctx.row.ip = ip;
-  const auth = await timed(deps, "authenticate", () => authenticate(req.headers.get("x-api-key"), ip, deps.ports, guard));
-  if (!auth.ok) {
-    ctx.logRow = !isUnattributableRefusal(auth);
-    // A suspended key's refusal is its app's: the row names the key, so its usage page lists it.
-    if (auth.owner) Object.assign(ctx.row, { orgId: auth.owner.orgId, appId: auth.owner.appId, keyId: auth.owner.keyId, keyKind: auth.owner.kind });
-    return reject(auth);
+/** A replay charges nothing; the balance is shown when the store answers. */
+async function stampReplayBalance(orgId: string, call: CallRecord, deps: GatewayDeps): Promise<void> {
+  call.headers[H.chargedKrw] = "0";
+  try {
+    call.headers[H.balanceKrw] = String((await deps.money.balances(orgId)).balanceKrw);
+  } catch {
+    // The image is in hand; a missing balance header is better than an error.
   }
-  const key = auth.key;
-  ctx.key = key;
-  Object.assign(ctx.row, { orgId: key.orgId, appId: key.appId, keyId: key.keyId, keyKind: key.kind });
-  if (key.kind === "test") {
-    ctx.headers[H.testSize] = TEST_KEY_SIZE;
-    ctx.testQuota = { orgId: key.orgId, lifetime: key.testQuota === "lifetime" };
-  }
-  void deps.ports.touchKey(key.keyId).catch(() => {});
-
-  if (new URL(req.url).search !== "") return reject(fail("unsupported_parameter", "A query string is not accepted"));
-  const status = key.productStatus;
-  if (status === "discontinued") return reject(fail("product_discontinued"));
-  if (status === "maintenance") return reject(fail("service_unavailable", "The service is under maintenance", 300));
-  if (!key.productEnabled) return reject(fail("product_not_enabled", "The product is not enabled for this app; apply for use in the console"));
-  if (key.kind === "live" && key.refundPending) return reject(fail("refund_pending"));
-
-  // Body: refused early by Content-Length, else while streaming; counted against the byte budget.
-  const announced = announcedLength(req);
-  if (announced !== undefined && announced > MAX_BODY_BYTES) return reject(fail("file_too_large"));
-  const expected = Math.min(announced ?? MAX_BODY_BYTES, MAX_BODY_BYTES);
-  if (!deps.receiveBudget.tryTake(expected)) return reject(fail("gateway_busy", undefined, retryAfterSeconds(deps.receiveBudget.untilRoomMs(expected), deps.settings.deadlineMs / 1000)));
-  ctx.undo.push(async () => deps.receiveBudget.give(expected));
-  const body = await readBodyCapped(req, MAX_BODY_BYTES);
-  if (!body.ok) return reject(body);
-  const contentType = req.headers.get("content-type");
-  const form = parseMultipart(body.bytes, contentType);
-  if (!form.ok) return reject(form);
-  const params = readRemoveParams(form.form);
-  if (!params.ok) return reject(params);
-
-  const forced = forcedSize(key.kind);
-  const size = forced ?? params.size;
-  ctx.row.tier = tierOfSize(size);
-
-  // Idempotency-Key: a replay of a request that succeeded runs the model again and charges nothing.
-  const leaseMs = deps.settings.deadlineMs + IDEMPOTENCY_LEASE_MARGIN_MS;
-  const claim = await claimIdempotency(req, { appId: key.appId, kind: key.kind, form: form.form, leaseMs }, ctx, deps.ports.idempotency, deps.log);
-  if (!claim.ok) return reject(claim);
-  const replay = claim.replay;
-  if (replay) ctx.headers[REPLAYED_HEADER] = "true";
-
-  const taken =
-    key.kind === "test"
-      ? await timed(deps, "limits", () => takeTestAllowance(key, ctx, deps, holds, replay))
-      : await takeLiveAllowance(key, size, ctx, deps, holds, replay);
-  if (!taken.ok) return reject(taken);
-
-  // Parsed once, here: the in-process product takes this job as it is; a product behind
-  // HTTP gets the client's form as it came (product-http.ts).
-  const job: ProductJob = {
-    image: params.image,
-    size,
-    semitransparency: params.semitransparency,
-    channels: params.channels,
-    background: params.background,
-    requestId: ctx.requestId,
-    deadline: ctx.receivedAt + deps.settings.deadlineMs,
-    queueKey: key.keyId,
-    callClass: key.kind,
-  };
-  const wire = { body: body.bytes, contentType: contentType ?? "" };
-  const outcome = await timed(deps, "product", () =>
-    callProduct((signal) => deps.product({ job, wire, forcedSize: forced !== undefined }, signal), {
-      deadlineAt: job.deadline,
-      now: deps.now,
-      sleep: deps.sleep,
-      maxResends: deps.settings.maxResends,
-      minRemainingMs: deps.settings.resendMinRemainingMs,
-      defaultWaitS: deps.settings.resendDefaultWaitS,
-      onResend: (code) => deps.observe?.resent(code),
-    }),
-  );
-  ctx.row.attempts = outcome.attempts;
-  if (!outcome.ok) return reject(outcome);
-  ctx.row.processingMs = outcome.image.processingMs;
-  ctx.row.width = outcome.image.width;
-  ctx.row.height = outcome.image.height;
-
-  if (key.kind === "live" && replay) {
-    await stampReplayBalance(key.orgId, ctx, deps);
-  } else if (key.kind === "live") {
-    const reserved = reserveAmountForSize(size);
-    const price = Math.min(reserved, priceForPixels(outcome.image.width * outcome.image.height));
-    // Asked again while the store is away, up to the deadline: a lost reply may hide a charge that stands.
-    const retry = { deadlineAt: ctx.receivedAt + deps.settings.deadlineMs, now: deps.now, sleep: deps.sleep };
-    // The row rides in the capture's statement as the success it is about to be.
-    const asSuccess = { ...ctx.row, status: SUCCESS_STATUS };
-    const charge = await timed(deps, "capture", () =>
-      captureSettled((id, krw) => deps.ports.capture(id, krw, key, asSuccess), ctx.requestId, price, retry),
-    );
-    if (charge.kind === "refused") {
-      // The ledger says why (the hold had already been released or is gone): certainly not charged.
-      deps.log({ level: "error", msg: "capture refused", requestId: ctx.requestId, code: charge.refusal.code, err: charge.refusal.title });
-      return reject(fail("service_unavailable", `${charge.refusal.title ?? "The charge was refused"}; nothing was charged`, STORE_RETRY_AFTER_S));
-    }
-    if (charge.kind === "failed") {
-      // The capture did not run: not charged, and the undo step releases the hold.
-      deps.log({ level: "error", msg: "capture failed", requestId: ctx.requestId, err: charge.error instanceof Error ? charge.error.message : String(charge.error) });
-      return reject(fail("service_unavailable", "Billing is temporarily unavailable; nothing was charged", STORE_RETRY_AFTER_S));
-    }
-    if (charge.kind === "charged") {
-      ctx.row.chargedKrw = charge.charge.chargedKrw;
-      ctx.headers[H.chargedKrw] = String(charge.charge.chargedKrw);
-      ctx.headers[H.balanceKrw] = String(charge.charge.balanceKrw);
-      ctx.allowance = charge.charge.allowance;
-      ctx.loggedWithCharge = charge.charge.logged === true;
-    } else {
-      // The work is done and may be charged: delivered with the price the reconciler
-      // will capture (the balance after it is unknown, so that header is left out).
-      ctx.row.chargedKrw = price;
-      ctx.headers[H.chargedKrw] = String(price);
-      deps.log({ level: "error", msg: "capture outcome unknown at the deadline; reconciler takes the hold", requestId: ctx.requestId, amountKrw: price, err: String(charge.lastError) });
-      // Its log row is written again after that capture: the one written now may be lost too.
-      deps.reconcile(ctx.requestId, price, () => deps.ports.logRequest(ctx.row));
-    }
-  }
-  ctx.succeeded = true;
-  await claim.complete();
-  deps.observe?.charged(key.kind, key.kind === "live" ? ctx.row.chargedKrw : 0);
-  return successResponse(ctx.requestId, outcome.image, ctx.headers, wantsJson(req.headers.get("accept")));
 }
 
 /** Runs one stage and reports its time, whether it succeeded or threw. */
@@ -275,88 +336,4 @@ async function timed<T>(deps: GatewayDeps, stage: Parameters<GatewayObserver["st
   } finally {
     deps.observe.stage(stage, performance.now() - t0);
   }
-}
-
-// Permits are short leases (settings.permitLeaseMs) renewed every third of the lease
-// while the request runs: a gateway that dies frees its slots within one lease instead
-// of holding them for a whole deadline.
-
-/** Keeps the permits alive until the request's undo steps give them back. */
-function keepPermits(permits: PermitSet, ctx: CallState, deps: GatewayDeps): void {
-  const lease = deps.settings.permitLeaseMs;
-  const timer = setInterval(() => {
-    for (const p of permits.permits) {
-      p.renew(lease).catch((err: unknown) =>
-        deps.log({ level: "warn", msg: "permit renew failed", requestId: ctx.requestId, err: err instanceof Error ? err.message : String(err) }),
-      );
-    }
-  }, Math.max(100, Math.floor(lease / 3)));
-  ctx.undo.push(async () => {
-    clearInterval(timer);
-    await permits.release();
-  });
-}
-
-/** A replay charges nothing; the balance is shown when the store answers. */
-async function stampReplayBalance(orgId: string, ctx: CallState, deps: GatewayDeps): Promise<void> {
-  ctx.headers[H.chargedKrw] = "0";
-  try {
-    ctx.headers[H.balanceKrw] = String((await deps.ports.balances(orgId)).balanceKrw);
-  } catch {
-    // The image is in hand; a missing balance header is better than an error.
-  }
-}
-
-async function takeTestAllowance(key: KeyContext, ctx: CallState, deps: GatewayDeps, holds: HoldClock, replay: boolean): Promise<{ ok: true } | Failure> {
-  const lifetime = key.testQuota === "lifetime";
-  const perMinute = await deps.limiter.hit(testMinuteKey(key.keyId), TEST_PER_MINUTE, TEST_WINDOW_MS);
-  if (!perMinute.allowed) {
-    return fail("test_quota_exceeded", "Test keys allow 10 calls per minute", retryAfterSeconds(perMinute.retryAfterMs));
-  }
-  const permits = await takePermits(deps.limiter, key, deps.settings, holds, deps.now);
-  if (!permits.ok) return permits;
-  keepPermits(permits, ctx, deps);
-  if (replay) {
-    // A replay does not use another free call.
-    ctx.headers[H.testRemaining] = String(await deps.ports.testCallsRemaining({ orgId: key.orgId, lifetime }));
-    permits.goesToProduct();
-    return { ok: true };
-  }
-  const quota = await deps.ports.consumeTestCall({ orgId: key.orgId, lifetime });
-  if (!quota.ok) return quota;
-  ctx.headers[H.testRemaining] = String(quota.remaining);
-  // Errors are free: a failed test call gives its allowance back.
-  ctx.undo.push(async () => {
-    if (!ctx.succeeded) await deps.ports.refundTestCall({ orgId: key.orgId, period: quota.period });
-  });
-  permits.goesToProduct();
-  return { ok: true };
-}
-
-async function takeLiveAllowance(
-  key: KeyContext,
-  size: Size | undefined,
-  ctx: CallState,
-  deps: GatewayDeps,
-  holds: HoldClock,
-  replay: boolean,
-): Promise<{ ok: true } | Failure> {
-  const permits = await timed(deps, "limits", () => takePermits(deps.limiter, key, deps.settings, holds, deps.now));
-  if (!permits.ok) return permits;
-  keepPermits(permits, ctx, deps);
-  if (replay) {
-    permits.goesToProduct();
-    return { ok: true }; // nothing is reserved for a call that charges nothing
-  }
-  const hold = await timed(deps, "reserve", () =>
-    deps.ports.reserve({ requestId: ctx.requestId, orgId: key.orgId, appId: key.appId, amountKrw: reserveAmountForSize(size) }),
-  );
-  if (!hold.ok) return hold;
-  ctx.undo.push(async () => {
-    if (ctx.succeeded) return;
-    await deps.ports.release(ctx.requestId);
-    deps.observe?.released();
-  });
-  permits.goesToProduct();
-  return { ok: true };
 }

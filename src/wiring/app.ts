@@ -3,6 +3,7 @@
 // job handed to the in-process runner by default, HTTP to PRODUCT_URL when split.
 import { Hono } from "hono";
 import { createAdminApp } from "../admin/app.ts";
+import { createCallMoney } from "../billing/call-money.ts";
 import { createConsoleApp } from "../console/app.tsx";
 import { operatorAuth } from "../admin/auth.ts";
 import { createGatewayApp } from "../gateway/app.ts";
@@ -93,8 +94,19 @@ export function buildApp(s: Services, o: AppOptions): BuiltApp {
   // The interface description: GET /openapi.json and the HTML reference at /docs/api.
   registerOpenApiRoutes(app);
 
+  const sleep = o.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
   const gatewayDeps: GatewayDeps = {
-    ports: gatewayPorts(s, o.log),
+    ports: gatewayPorts(s),
+    money: createCallMoney({
+      billing: s.billing,
+      db: s.db,
+      now: s.now,
+      sleep,
+      mailer: s.mailer,
+      publicUrl: c.PUBLIC_URL,
+      reconciler: s.reconciler,
+      log: o.log,
+    }),
     limiter: s.limiter,
     receiveBudget: s.gatewayBudget,
     product,
@@ -113,10 +125,9 @@ export function buildApp(s: Services, o: AppOptions): BuiltApp {
       trustProxy: c.TRUST_PROXY,
     },
     now: s.now,
-    sleep: o.sleep ?? ((ms) => new Promise((r) => setTimeout(r, ms))),
+    sleep,
     remoteAddress: o.remoteAddress ?? (() => undefined),
     log: o.log,
-    reconcile: (requestId, amountKrw, afterCapture) => s.reconciler.add(requestId, amountKrw, afterCapture),
     observe: gatewayObserver(s.metrics),
     jobEndEveryMs: s.admission && !c.PRODUCT_URL && !o.product ? () => s.admission!.stats().avgJobMs / c.POOL_SIZE : undefined,
   };
