@@ -79,7 +79,7 @@ COPY package.json ./
 COPY migrations ./migrations
 COPY wasm/README.md ./wasm/
 COPY --from=build --chown=node:node /data-template /data
-# wasm/ is where the engine points onnxruntime-web (src/inference/backend-ort-web.ts); it
+# wasm/ is where the engine points onnxruntime-web (src/engine/inference/backend-ort-web.ts); it
 # checks these against the package's own copies by sha256 at start, so links to them
 # serve without a second 14 MB copy.
 RUN ln -s ../node_modules/onnxruntime-web/dist/ort-wasm-simd-threaded.mjs ../node_modules/onnxruntime-web/dist/ort-wasm-simd-threaded.wasm wasm/ \

@@ -5,9 +5,9 @@
 // pipeline's requests, by bench/pipeline-child.ts.
 import { readFile } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
-import { resolveModel } from "../src/inference/manifest.ts";
-import { rgbToNchw } from "../src/inference/tensor.ts";
-import type { ModelEntry } from "../src/inference/manifest.ts";
+import { resolveModel } from "../src/engine/inference/manifest.ts";
+import { rgbToNchw } from "../src/engine/inference/tensor.ts";
+import type { ModelEntry } from "../src/engine/inference/manifest.ts";
 
 export interface BareSession {
   model: ModelEntry;
@@ -31,14 +31,14 @@ export async function openBareSession(cfg: { model: string; backend: "wasm" | "n
   const dims = [1, 3, h, w];
 
   if (cfg.backend === "wasm") {
-    const { importOrtWeb, configureOrtWeb, ortWebSessionOptions } = await import("../src/inference/backend-ort-web.ts");
+    const { importOrtWeb, configureOrtWeb, ortWebSessionOptions } = await import("../src/engine/inference/backend-ort-web.ts");
     const ort = await importOrtWeb("default");
     configureOrtWeb(ort, `${root}wasm`, cfg.threads);
     const session = await ort.InferenceSession.create(new Uint8Array(await readFile(resolved.path)), ortWebSessionOptions("wasm"));
     const feeds = () => ({ [m.inputName]: new ort.Tensor("float32", input, dims) });
     return bare((all) => (all ? session.run(feeds()) : session.run(feeds(), [m.outputName])));
   }
-  const { importNativeOrt, nativeSessionOptions } = await import("../src/inference/backend-native.ts");
+  const { importNativeOrt, nativeSessionOptions } = await import("../src/engine/inference/backend-native.ts");
   const ort = await importNativeOrt();
   const session = await ort.InferenceSession.create(resolved.path, nativeSessionOptions(cfg.threads));
   const feeds = () => ({ [m.inputName]: new ort.Tensor("float32", input, dims) });

@@ -7,10 +7,10 @@ import { join } from "node:path";
 import { execFileSync } from "node:child_process";
 import imagescript from "imagescript";
 import { decode as jsquashPngDecode, init as jsquashPngInit } from "@jsquash/png/decode.js";
-import { createCodecs } from "../src/imaging/codecs.ts";
-import { encodePng } from "../src/imaging/encode.ts";
-import { compileWasm } from "../src/imaging/wasm-loader.ts";
-import type { RGBA } from "../src/imaging/types.ts";
+import { createCodecs } from "../src/engine/imaging/codecs.ts";
+import { encodePng } from "../src/engine/imaging/encode.ts";
+import { compileWasm } from "../src/engine/imaging/wasm-loader.ts";
+import type { RGBA } from "../src/engine/imaging/types.ts";
 import { convert, loadNote, medianMs, row, scratchDir } from "./imaging-timing.ts";
 
 const dir = scratchDir();

@@ -1,11 +1,11 @@
 // Times of the pixel operations on a 12 MP image, the worst case the service accepts:
 // orientation, the three resizes, compose (with foreground estimation) and bbox.
 // Median of 5 runs after a warm-up. Run: node --import tsx bench/imaging-ops.ts
-import { applyOrientation } from "../src/imaging/orient.ts";
-import { resizeMask, resizeRGBA, resizeToRGB } from "../src/imaging/resize.ts";
-import { composeCutout } from "../src/imaging/compose.ts";
-import { foregroundBox } from "../src/imaging/bbox.ts";
-import type { RGBA } from "../src/imaging/types.ts";
+import { applyOrientation } from "../src/engine/imaging/orient.ts";
+import { resizeMask, resizeRGBA, resizeToRGB } from "../src/engine/imaging/resize.ts";
+import { composeCutout } from "../src/engine/imaging/compose.ts";
+import { foregroundBox } from "../src/engine/imaging/bbox.ts";
+import type { RGBA } from "../src/engine/imaging/types.ts";
 import { loadNote, medianMs, row } from "./imaging-timing.ts";
 
 const W = 4000, H = 3000;

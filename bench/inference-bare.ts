@@ -10,7 +10,7 @@
 import { spawnSync } from "node:child_process";
 import { loadavg } from "node:os";
 import { fileURLToPath } from "node:url";
-import { outputToMask, rgbToNchw } from "../src/inference/tensor.ts";
+import { outputToMask, rgbToNchw } from "../src/engine/inference/tensor.ts";
 import { openBareSession } from "./bare-session.ts";
 
 interface ChildConfig {

@@ -2,7 +2,7 @@
 // large is committed): a 12 MP JPEG and a ~0.4 MP JPEG, both upscaled from rocket.jpg.
 import { readFile } from "node:fs/promises";
 import { Image } from "imagescript";
-import { decodeImage, resizeRGBA } from "../src/imaging/index.ts";
+import { decodeImage, resizeRGBA } from "../src/engine/imaging/index.ts";
 
 export interface BenchInput {
   name: string;

@@ -5,7 +5,7 @@
 // entry, its own one-worker remover) on the same inputs. Prints one JSON line.
 import { createAdmission } from "../src/product/admission.ts";
 import { createProductApp, PRODUCT_PATH } from "../src/product/app.ts";
-import { openEngine } from "../src/library/open-engine.ts";
+import { openEngine } from "../src/engine/library/open-engine.ts";
 import { createByteBudget } from "../src/http/byte-budget.ts";
 import { createRemover } from "../src/index.ts";
 import { benchInputs } from "./inputs.ts";

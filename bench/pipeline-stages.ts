@@ -8,12 +8,12 @@
 import { fileURLToPath } from "node:url";
 import { benchInputs } from "./inputs.ts";
 import { loadNote } from "./imaging-timing.ts";
-import { decodeImage, applyOrientation, resizeToRGB } from "../src/imaging/index.ts";
-import { resolveModel } from "../src/inference/manifest.ts";
-import { createMaskSession, type MaskSession } from "../src/inference/session.ts";
-import { runPipeline } from "../src/product/pipeline.ts";
-import { startThreadBands } from "../src/product/pipeline-bands.ts";
-import { inlineBands, type RowBands } from "../src/imaging/row-bands.ts";
+import { decodeImage, applyOrientation, resizeToRGB } from "../src/engine/imaging/index.ts";
+import { resolveModel } from "../src/engine/inference/manifest.ts";
+import { createMaskSession, type MaskSession } from "../src/engine/inference/session.ts";
+import { runPipeline } from "../src/engine/pipeline/pipeline.ts";
+import { startThreadBands } from "../src/engine/pipeline/pipeline-bands.ts";
+import { inlineBands, type RowBands } from "../src/engine/imaging/row-bands.ts";
 import { createHash } from "node:crypto";
 
 const arg = (name: string, def: string) => {

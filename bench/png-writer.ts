@@ -1,4 +1,4 @@
-// Our RGBA PNG writer (src/imaging/png-rgba.ts) against the Squoosh encoder it replaced
+// Our RGBA PNG writer (src/engine/imaging/png-rgba.ts) against the Squoosh encoder it replaced
 // (@jsquash/png, kept as a dev-time reference): time on one thread and file size, on a
 // 12 MP cut-out like the pipeline's (the benchmark's JPEG with a soft synthetic mask:
 // transparent background, a soft edge, faint noise), the same photo opaque, and our
@@ -6,11 +6,11 @@
 //   node --import tsx bench/png-writer.ts [--runs 5]
 import { readFileSync } from "node:fs";
 import encodeSquoosh, { init as initSquoosh } from "@jsquash/png/encode.js";
-import { decodeImage } from "../src/imaging/decode.ts";
-import { encodePng } from "../src/imaging/encode.ts";
-import { compileWasm } from "../src/imaging/wasm-loader.ts";
-import { applyMaskAlpha } from "../src/imaging/compose.ts";
-import type { RGBA } from "../src/imaging/types.ts";
+import { decodeImage } from "../src/engine/imaging/decode.ts";
+import { encodePng } from "../src/engine/imaging/encode.ts";
+import { compileWasm } from "../src/engine/imaging/wasm-loader.ts";
+import { applyMaskAlpha } from "../src/engine/imaging/compose.ts";
+import type { RGBA } from "../src/engine/imaging/types.ts";
 import { benchInputs } from "./inputs.ts";
 import { loadNote, medianMs } from "./imaging-timing.ts";
 

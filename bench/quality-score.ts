@@ -1,7 +1,7 @@
 // Scores and composites for the model-quality bench (bench/quality.ts) and the model
 // agreement test. Masks are 0..255 bytes, one per pixel.
-import { boxBlur } from "../src/imaging/box-blur.ts";
-import type { RGBA } from "../src/imaging/types.ts";
+import { boxBlur } from "../src/engine/imaging/box-blur.ts";
+import type { RGBA } from "../src/engine/imaging/types.ts";
 
 export interface MaskScore {
   /** Intersection over union of the foregrounds (alpha >= 0.5). */

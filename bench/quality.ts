@@ -19,11 +19,11 @@ import { createHash } from "node:crypto";
 import { loadavg } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { decodeImage } from "../src/imaging/decode.ts";
-import { resizeMask, resizeRGBA, resizeToRGB } from "../src/imaging/resize.ts";
-import type { RGBA } from "../src/imaging/types.ts";
-import { loadManifest } from "../src/inference/manifest.ts";
-import { createMaskSession, type MaskSession } from "../src/inference/session.ts";
+import { decodeImage } from "../src/engine/imaging/decode.ts";
+import { resizeMask, resizeRGBA, resizeToRGB } from "../src/engine/imaging/resize.ts";
+import type { RGBA } from "../src/engine/imaging/types.ts";
+import { loadManifest } from "../src/engine/inference/manifest.ts";
+import { createMaskSession, type MaskSession } from "../src/engine/inference/session.ts";
 import { blurImage, composite, scoreMask, type MaskScore } from "./quality-score.ts";
 
 const root = fileURLToPath(new URL("../", import.meta.url));

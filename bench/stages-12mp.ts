@@ -14,10 +14,10 @@ import {
   composeCutoutInPlace,
   foregroundBox,
   encodePng,
-} from "../src/imaging/index.ts";
-import { estimateForegroundInPlace } from "../src/imaging/foreground.ts";
-import { resolveModel } from "../src/inference/manifest.ts";
-import { createMaskSession } from "../src/inference/session.ts";
+} from "../src/engine/imaging/index.ts";
+import { estimateForegroundInPlace } from "../src/engine/imaging/foreground.ts";
+import { resolveModel } from "../src/engine/inference/manifest.ts";
+import { createMaskSession } from "../src/engine/inference/session.ts";
 import { fileURLToPath } from "node:url";
 
 const i = process.argv.indexOf("--runs");

@@ -1,5 +1,5 @@
 // Build-time check for the container image: every model in models/manifest.json is
-// present with the manifest's size and sha256. scripts/assemble-models.mjs (src/assets/assemble.ts) already checks
+// present with the manifest's size and sha256. scripts/assemble-models.mjs (src/engine/assets/assemble.ts) already checks
 // while it assembles (npm ci's prepare step), but it repairs what it finds wrong; this
 // script only reads and fails, so a build can never ship a model nobody verified.
 //

@@ -1,5 +1,5 @@
 // Builds models/*.onnx from @imgly/background-removal-data and copies the onnxruntime-web
-// runtime into wasm/, all sha256-checked (src/assets/assemble.ts does the work; the
+// runtime into wasm/, all sha256-checked (src/engine/assets/assemble.ts does the work; the
 // library does the same on first use). Run by `npm ci` (prepare) in this repository, and
 // the explicit step for container builds: `npm run assemble`.
 //
@@ -16,7 +16,7 @@ import { fileURLToPath } from "node:url";
 import { register } from "tsx/esm/api";
 
 register(); // the shared code is TypeScript; tsx is a runtime dependency
-const { assembleAssets, AssembleError, ORT_RUNTIME_BUILDS } = await import("../src/assets/assemble.ts");
+const { assembleAssets, AssembleError, ORT_RUNTIME_BUILDS } = await import("../src/engine/assets/assemble.ts");
 
 function parseArgs(argv) {
   const opts = { quiet: false, root: resolve(dirname(fileURLToPath(import.meta.url)), ".."), models: undefined, runtimes: undefined };

@@ -4,9 +4,9 @@
 //   node --import tsx scripts/deno-inference-time.ts [backend] [threads] [runs]
 // backend: wasm (default), webgpu or auto. Prints one JSON line.
 import { loadavg } from "node:os";
-import { resolveModel } from "../src/inference/manifest.ts";
-import { createMaskSession } from "../src/inference/session.ts";
-import { PACKAGE_MODELS_DIR, PACKAGE_WASM_DIR } from "../src/assets/paths.ts";
+import { resolveModel } from "../src/engine/inference/manifest.ts";
+import { createMaskSession } from "../src/engine/inference/session.ts";
+import { PACKAGE_MODELS_DIR, PACKAGE_WASM_DIR } from "../src/engine/assets/paths.ts";
 
 const [backendArg = "wasm", threadsArg = "2", runsArg = "3"] = process.argv.slice(2);
 const backend = backendArg as "wasm" | "webgpu" | "auto";

@@ -8,8 +8,8 @@ import { createHash } from "node:crypto";
 import { readFileSync, writeFileSync } from "node:fs";
 import { register } from "tsx/esm/api";
 
-register(); // the quantiser is TypeScript (src/assets/quantise.ts)
-const { deriveQuantisedModel } = await import("../src/assets/quantise.ts");
+register(); // the quantiser is TypeScript (src/engine/assets/quantise.ts)
+const { deriveQuantisedModel } = await import("../src/engine/assets/quantise.ts");
 
 const argv = process.argv.slice(2);
 const out = argv[0];

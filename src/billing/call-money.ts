@@ -8,7 +8,7 @@
 // the gateway sees it as its MoneyPort (src/gateway/ports.ts).
 import type { Db } from "../db/index.ts";
 import type { Failure } from "../http/api-error.ts";
-import type { Size } from "../imaging/tiers.ts";
+import type { Size } from "../contract/tiers.ts";
 import type { Mailer } from "../mail/index.ts";
 import { captureUntilKnown, type CaptureOutcome } from "./capture-retry.ts";
 import type { Billing } from "./ledger.ts";

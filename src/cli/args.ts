@@ -2,8 +2,8 @@
 // With an API key (--api-key or PD_API_KEY) the images go to a running service through
 // the client instead of the model running here.
 import { parseArgs } from "node:util";
-import { parseColour } from "../imaging/background.ts";
-import { CHANNELS, SIZES, type Channels, type Size } from "../product/params.ts";
+import { parseColour } from "../engine/imaging/background.ts";
+import { CHANNELS, SIZES, type Channels, type Size } from "../contract/params.ts";
 
 /** --concurrency: files in flight at once in remote mode (each one a paid call of the org's 2 live slots, or the test key's 1). */
 export const MAX_CONCURRENCY = 16;

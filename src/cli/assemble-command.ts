@@ -1,7 +1,7 @@
 // `pixeldrop assemble [small|medium|int8 ...]`: builds the model files and the runtime now
 // (sha256-checked) instead of on first use, for container images and read-only installs.
-import { locateAssets } from "../assets/locate.ts";
-import { messageOf } from "../inference/errors.ts";
+import { locateAssets } from "../engine/assets/locate.ts";
+import { messageOf } from "../engine/inference/errors.ts";
 
 export async function assembleCommand(models: string[], log: (s: string) => void): Promise<number> {
   for (const model of models.length ? models : ["small", "medium"]) {

@@ -1,8 +1,8 @@
-// Local mode: the library's remover (src/library/), the same engine, pipeline and worker
+// Local mode: the library's remover (src/engine/library/), the same engine, pipeline and worker
 // pool as the service, with inference in a worker thread so the progress bar keeps moving.
-import { ImageError } from "../library/errors.ts";
-import { createRemover } from "../library/remover.ts";
-import { messageOf } from "../inference/errors.ts";
+import { ImageError } from "../engine/library/errors.ts";
+import { createRemover } from "../engine/library/remover.ts";
+import { messageOf } from "../engine/inference/errors.ts";
 import type { RemoveArgs } from "./args.ts";
 import type { Remover } from "./remover.ts";
 

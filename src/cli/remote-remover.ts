@@ -3,7 +3,7 @@
 // API key is only ever handed to the client; messages name the error code and the
 // request ID (what support needs), never the key.
 import { createClient, PixeldropError, type ClientOptions, type RemoveOptions } from "../client/index.ts";
-import type { Channels, Size } from "../product/params.ts";
+import type { Channels, Size } from "../contract/params.ts";
 import type { Remover } from "./remover.ts";
 
 /** Answers that will be the same for every later file: stop instead of sending them all. */

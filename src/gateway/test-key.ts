@@ -4,7 +4,7 @@
 // X-PD-Test-Size on every answer to a test key. Also the test key's own limits before
 // the product runs: its calls per minute and its free calls.
 import type { KeyKind } from "../keys/format.ts";
-import type { Size } from "../imaging/tiers.ts";
+import type { Size } from "../contract/tiers.ts";
 import { fail, type Failure } from "../http/api-error.ts";
 import { retryAfterSeconds } from "../http/retry-after.ts";
 import type { Limiter } from "../limits/index.ts";

@@ -16,7 +16,7 @@
 //   filename*) makes it a file, otherwise its content is UTF-8 text;
 // - anything else (no delimiter, a header line without a colon, no closing delimiter)
 //   is malformed, and the caller answers 400.
-import { bytesAt } from "../imaging/bytes.ts";
+import { bytesAt } from "../engine/imaging/bytes.ts";
 
 /** A file part: its content is a view of the request body (not a copy). */
 export interface FilePart {

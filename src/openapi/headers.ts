@@ -6,7 +6,7 @@
 import { TEST_KEY_SIZE } from "../gateway/test-key.ts";
 import { H } from "../http/headers.ts";
 import { REQUEST_ID_PATTERN } from "../http/request-id.ts";
-import { UNCERTAIN_IN, UNCERTAIN_OUT } from "../imaging/uncertainty.ts";
+import { UNCERTAIN_IN, UNCERTAIN_OUT } from "../engine/imaging/uncertainty.ts";
 import type { JsonSchema } from "./model.ts";
 
 const int = (minimum = 0): JsonSchema => ({ type: "integer", minimum });

@@ -7,7 +7,7 @@ import { PutProduct } from "../admin/product.ts";
 import { Complete } from "../admin/refunds.ts";
 import { H } from "../http/headers.ts";
 import { PRODUCT_PATH } from "../http/product-path.ts";
-import { SIZES } from "../product/params.ts";
+import { SIZES } from "../contract/params.ts";
 import { TEST_KEY_SIZE } from "../gateway/test-key.ts";
 import { IMAGE_HEADERS } from "./headers.ts";
 import type { Body, ErrorDoc, Operation } from "./model.ts";

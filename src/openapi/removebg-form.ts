@@ -1,15 +1,15 @@
 // The multipart form of POST /v1.0/removebg as a JSON Schema. Every value comes from
-// the code that enforces it (the form's words from src/product/params.ts, sizes and
-// tiers from src/imaging/tiers.ts, prices, limits); test/openapi/form.test.ts checks
+// the code that enforces it (the form's words from src/contract/params.ts, sizes and
+// tiers from src/contract/tiers.ts, prices, limits); test/openapi/form.test.ts checks
 // it against the running app by sending every documented value and a wrong one.
 // `x-pd-rejected` names the answer a wrong value (or, for unsupported parts, any
 // value) gets.
 import { FULL_PRICE_KRW, PREVIEW_PRICE_KRW } from "../billing/prices.ts";
 import { MAX_BODY_BYTES } from "../http/read-body.ts";
-import { MAX_PIXELS } from "../imaging/header.ts";
-import { FULL_SIZES, PREVIEW_MAX_PIXELS, PREVIEW_SIZES } from "../imaging/tiers.ts";
-import { UNCERTAIN_IN, UNCERTAIN_OUT } from "../imaging/uncertainty.ts";
-import { CHANNELS, FALSE_WORDS, FORMATS, SIZES, TRUE_WORDS, TYPES } from "../product/params.ts";
+import { MAX_PIXELS } from "../engine/imaging/header.ts";
+import { FULL_SIZES, PREVIEW_MAX_PIXELS, PREVIEW_SIZES } from "../contract/tiers.ts";
+import { UNCERTAIN_IN, UNCERTAIN_OUT } from "../engine/imaging/uncertainty.ts";
+import { CHANNELS, FALSE_WORDS, FORMATS, SIZES, TRUE_WORDS, TYPES } from "../contract/params.ts";
 import { TEST_KEY_SIZE } from "../gateway/test-key.ts";
 import type { JsonSchema } from "./model.ts";
 

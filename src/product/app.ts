@@ -12,9 +12,9 @@ import { requestIdFrom } from "../http/request-id.ts";
 import { MAX_BODY_BYTES, parseMultipart, readBodyCapped, announcedLength } from "../http/read-body.ts";
 import { retryAfterSeconds } from "../http/retry-after.ts";
 import { isCallClass } from "../limits/test-share.ts";
-import { isSize } from "../imaging/tiers.ts";
+import { isSize } from "../contract/tiers.ts";
 import type { JobRunner } from "./job.ts";
-import { readRemoveParams } from "./params.ts";
+import { readRemoveParams } from "./form-params.ts";
 import { createJobRunner, type ProductDeps } from "./run-job.ts";
 
 export { PRODUCT_PATH };

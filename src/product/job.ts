@@ -4,10 +4,10 @@
 // and headers of the split deployment. Types only, so the gateway can name them.
 import type { Failure } from "../http/api-error.ts";
 import type { ImageFacts } from "../http/headers.ts";
-import type { Colour } from "../imaging/index.ts";
-import type { Size } from "../imaging/tiers.ts";
+import type { Colour } from "../engine/imaging/index.ts";
+import type { Size } from "../contract/tiers.ts";
 import type { CallClass } from "../limits/test-share.ts";
-import type { Channels } from "./params.ts";
+import type { Channels } from "../contract/params.ts";
 
 export interface ProductJob {
   /** The image file's bytes. They move to a worker thread: nobody may read them afterwards. */

@@ -3,7 +3,7 @@
 // file's, the version the data package's it was assembled from; a model supplied by
 // the operator (no source package) is named by the start of its sha256 instead.
 import { basename, join } from "node:path";
-import { loadManifest, type ModelEntry } from "../inference/manifest.ts";
+import { loadManifest, type ModelEntry } from "../engine/inference/manifest.ts";
 
 export function modelLabel(entry: ModelEntry): string {
   return `${entry.file.replace(/\.onnx$/i, "")}/${entry.source?.version ?? entry.sha256.slice(0, 12)}`;

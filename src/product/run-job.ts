@@ -4,11 +4,11 @@
 import { fail, type Failure } from "../http/api-error.ts";
 import type { ByteBudget } from "../http/byte-budget.ts";
 import { retryAfterSeconds } from "../http/retry-after.ts";
-import { checkPixelLimit, readImageHeader } from "../imaging/index.ts";
+import { checkPixelLimit, readImageHeader } from "../engine/imaging/index.ts";
 import type { Admission } from "./admission.ts";
-import type { Engine } from "./engine.ts";
+import type { Engine } from "../engine/pipeline/engine.ts";
 import type { JobRunner, ProductJob, ProductOutcome } from "./job.ts";
-import type { StageTimings } from "./pipeline.ts";
+import type { StageTimings } from "../engine/pipeline/pipeline.ts";
 import { startUpRemainingMs } from "./warm-up.ts";
 
 export interface ProductDeps {

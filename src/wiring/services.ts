@@ -16,10 +16,10 @@ import { createMailer, type Mailer } from "../mail/index.ts";
 import { createMetrics, type Metrics } from "../metrics/index.ts";
 import { createSandboxProvider, type PaymentProvider } from "../payments/index.ts";
 import { createAdmission, type Admission } from "../product/admission.ts";
-import type { Engine } from "../product/engine.ts";
-import { openEngine } from "../library/open-engine.ts";
+import type { Engine } from "../engine/pipeline/engine.ts";
+import { openEngine } from "../engine/library/open-engine.ts";
 import { modelLabelFor } from "../product/model-label.ts";
-import { PACKAGE_MODELS_DIR } from "../assets/paths.ts";
+import { PACKAGE_MODELS_DIR } from "../engine/assets/paths.ts";
 
 export interface Services {
   config: Config;
@@ -138,7 +138,7 @@ export async function createServices(config: Config, opts: ServiceOptions): Prom
   };
 }
 
-/** The library's engine (src/library/open-engine.ts), sized and placed by the config. */
+/** The library's engine (src/engine/library/open-engine.ts), sized and placed by the config. */
 function buildEngine(config: Config): Promise<Engine> {
   return openEngine({
     model: config.MODEL,

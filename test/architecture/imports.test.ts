@@ -26,8 +26,6 @@ function sourceFiles(dir: string, out: string[] = []): string[] {
 
 /** `src/gateway/removebg.ts` style path. */
 const rel = (abs: string) => relative(ROOT, abs).split("\\").join("/");
-/** The area a file belongs to: its folder under src/, or the file itself for src/*.ts. */
-const areaOf = (srcRel: string) => srcRel.split("/")[1]!;
 
 interface Import {
   from: string;
@@ -77,7 +75,7 @@ function listAfter(label: string): string[] {
 }
 
 interface Allowance {
-  /** A folder (`billing`) or one file (`product/params.ts`). */
+  /** A folder (`billing`), a nested folder (`engine/imaging`) or one file (`contract/tiers.ts`). */
   target: string;
   typeOnly: boolean;
 }
@@ -89,10 +87,24 @@ const MAY_IMPORT = new Map<string, Allowance[]>(
   ]),
 );
 
+/**
+ * The area a file belongs to: the longest area of the table that holds it (a nested
+ * area such as `engine/imaging` before its folder), else its folder under src/, or the
+ * file itself for src/*.ts. A folder with no row of its own is reported by the first test.
+ */
+function areaOf(srcRel: string): string {
+  const path = srcRel.slice("src/".length);
+  let best: string | undefined;
+  for (const area of MAY_IMPORT.keys()) {
+    if ((path === area || path.startsWith(`${area}/`)) && (best === undefined || area.length > best.length)) best = area;
+  }
+  return best ?? path.split("/")[0]!;
+}
+
 function allowedBy(allowance: Allowance, imp: Import): boolean {
   if (allowance.typeOnly && !imp.typeOnly) return false;
   const target = imp.to.slice("src/".length);
-  return allowance.target.includes("/") || allowance.target.includes(".") ? target === allowance.target : areaOf(imp.to) === allowance.target;
+  return target === allowance.target || target.startsWith(`${allowance.target}/`);
 }
 
 const glob = (pattern: string) => new RegExp(`^${pattern.replace(/[.+?^${}()|[\]\\]/g, "\\$&").replace(/\*/g, "[^/]*")}(/.*)?$`);
@@ -122,7 +134,7 @@ test("every import across areas is one the table allows", () => {
 test("the library side never imports a service folder", () => {
   const library = listAfter("Library side:").map(glob);
   const service = new Set(listAfter("Service folders:"));
-  assert.ok(library.length >= 5 && service.size >= 10, "both lists were read");
+  assert.ok(library.length >= 2 && service.size >= 10, "both lists were read");
   const broken: string[] = [];
   for (const imp of IMPORTS) {
     const file = imp.from.slice("src/".length);

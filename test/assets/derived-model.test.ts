@@ -1,5 +1,5 @@
 // A model derived at assemble time (a manifest entry with `derive`): built from its
-// source resource's verified chunks, quantised by src/assets/quantise.ts, and checked by
+// source resource's verified chunks, quantised by src/engine/assets/quantise.ts, and checked by
 // the entry's sha256 like every other model. Runs scripts/assemble-models.mjs on a
 // throwaway project whose data package holds the tiny IS-Net-shaped test graph.
 import { test } from "node:test";
@@ -10,9 +10,9 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, 
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { ORT_RUNTIME_FILES } from "../../src/assets/assemble.ts";
-import { checkDeriveSpec } from "../../src/assets/derive.ts";
-import { deriveQuantisedModel, type QuantiseOptions } from "../../src/assets/quantise.ts";
+import { ORT_RUNTIME_FILES } from "../../src/engine/assets/assemble.ts";
+import { checkDeriveSpec } from "../../src/engine/assets/derive.ts";
+import { deriveQuantisedModel, type QuantiseOptions } from "../../src/engine/assets/quantise.ts";
 import { tinyIsNetModel } from "../support/tiny-onnx.ts";
 
 const script = fileURLToPath(new URL("../../scripts/assemble-models.mjs", import.meta.url));

@@ -6,7 +6,7 @@ import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { existsSync, readFileSync } from "node:fs";
 import { createRemover, type Remover } from "pixeldrop";
-import { decodeImage } from "../../src/imaging/index.ts";
+import { decodeImage } from "../../src/engine/imaging/index.ts";
 import { scoreMask } from "../../bench/quality-score.ts";
 
 /** Measured on the cat: 0.9909 (the astronaut gave 0.9998; the cat's fur is the harder edge, so it alone is run). */

@@ -7,10 +7,10 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { parseModel, writeModel } from "../../src/assets/onnx-graph.ts";
-import { readFields, writeFields } from "../../src/assets/onnx-wire.ts";
-import { deriveQuantisedModel, quantiseWeights } from "../../src/assets/quantise.ts";
-import { createMaskSession } from "../../src/inference/session.ts";
+import { parseModel, writeModel } from "../../src/engine/assets/onnx-graph.ts";
+import { readFields, writeFields } from "../../src/engine/assets/onnx-wire.ts";
+import { deriveQuantisedModel, quantiseWeights } from "../../src/engine/assets/quantise.ts";
+import { createMaskSession } from "../../src/engine/inference/session.ts";
 import { tinyIsNetModel } from "../support/tiny-onnx.ts";
 
 const wasmDir = fileURLToPath(new URL("../../wasm/", import.meta.url));

@@ -12,7 +12,7 @@ import { parseRemoveArgs } from "../../src/cli/args.ts";
 import { runBatch } from "../../src/cli/batch.ts";
 import { main } from "../../src/cli/main.ts";
 import { planOutputs } from "../../src/cli/output-names.ts";
-import { decodeImage } from "../../src/imaging/index.ts";
+import { decodeImage } from "../../src/engine/imaging/index.ts";
 import { startService, TINY_PNG, type Service } from "../client/setup.ts";
 
 let svc: Service;

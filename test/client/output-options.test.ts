@@ -4,7 +4,7 @@
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
 import { createClient, PixeldropError, type PixeldropClient } from "../../src/client/index.ts";
-import { decodeImage } from "../../src/imaging/index.ts";
+import { decodeImage } from "../../src/engine/imaging/index.ts";
 import { gatewayHarness, TINY_PNG, TINY_W, TINY_H, type GatewayHarness } from "../gateway/helpers.ts";
 
 let g: GatewayHarness;

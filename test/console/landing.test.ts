@@ -5,7 +5,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { FULL_PRICE_KRW, PREVIEW_PRICE_KRW } from "../../src/billing/prices.ts";
 import { TEST_CALLS_PER_PERIOD } from "../../src/billing/test-quota.ts";
-import { decodeImage } from "../../src/imaging/index.ts";
+import { decodeImage } from "../../src/engine/imaging/index.ts";
 import { makeHarness } from "../support/harness.ts";
 
 test("landing: before/after from our own files with its licence, prices and the three ways in", async () => {

@@ -12,7 +12,7 @@ import { mkdir, mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { decodeImage } from "../../src/imaging/index.ts";
+import { decodeImage } from "../../src/engine/imaging/index.ts";
 import { MAX_BODY_BYTES } from "../../src/http/read-body.ts";
 import { freshDataDir } from "../support/pglite-template.ts";
 import { OPERATOR_TOKEN } from "../support/harness.ts";

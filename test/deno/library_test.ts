@@ -5,7 +5,7 @@
 // that never disposes its remover, which must still exit by itself.
 // (Named *_test.ts: Deno's pattern, not the `.test.ts` of Node's runner.)
 import { createRemover, ImageError, InferenceError } from "../../dist/index.js";
-import { decodeImage } from "../../src/imaging/index.ts";
+import { decodeImage } from "../../src/engine/imaging/index.ts";
 import { maskProblems, PHOTO_CASES } from "../support/photo-masks.ts";
 
 const photo = (name: string) => Deno.readFileSync(new URL(`../fixtures/${name}`, import.meta.url));

@@ -7,9 +7,9 @@
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { PACKAGE_WASM_DIR } from "../../src/assets/paths.ts";
-import { resolveModel } from "../../src/inference/manifest.ts";
-import { createMaskSession, type BackendChoice } from "../../src/inference/session.ts";
+import { PACKAGE_WASM_DIR } from "../../src/engine/assets/paths.ts";
+import { resolveModel } from "../../src/engine/inference/manifest.ts";
+import { createMaskSession, type BackendChoice } from "../../src/engine/inference/session.ts";
 import { tinyIsNetModel } from "../support/tiny-onnx.ts";
 
 function assert(cond: unknown, msg: string): asserts cond {

@@ -57,7 +57,7 @@ test("the CLI from the checkout (bin/pixeldrop.mjs) runs dist/, workers included
   );
   assert.equal(r.status, 0, r.stderr);
   assert.ok(existsSync(join(out, "chelsea.png")), r.stderr);
-  assertNoLoader(modulesLogged(log), ["/dist/cli/main.js", "/dist/product/pipeline-worker.js", "/dist/inference/backend-ort-web.js"]);
+  assertNoLoader(modulesLogged(log), ["/dist/cli/main.js", "/dist/engine/pipeline/pipeline-worker.js", "/dist/engine/inference/backend-ort-web.js"]);
 });
 
 test("the installed CLI (the package's files in node_modules/pixeldrop, no src/) runs with no TypeScript loader", { timeout: 300_000 }, () => {
@@ -84,7 +84,7 @@ test("the installed CLI (the package's files in node_modules/pixeldrop, no src/)
   assert.equal(r.status, 0, r.stderr);
   assert.ok(existsSync(join(project, "out", "chelsea.png")), r.stderr);
   const lines = modulesLogged(log);
-  assertNoLoader(lines, ["/node_modules/pixeldrop/dist/cli/main.js", "/node_modules/pixeldrop/dist/product/pipeline-worker.js"]);
+  assertNoLoader(lines, ["/node_modules/pixeldrop/dist/cli/main.js", "/node_modules/pixeldrop/dist/engine/pipeline/pipeline-worker.js"]);
 });
 
 
@@ -130,7 +130,7 @@ test("npm start serves from dist/ with no TypeScript loader, pool workers includ
     }
     await exited;
   }
-  assertNoLoader(modulesLogged(log), ["/dist/main.js", "/dist/product/pipeline-worker.js"]);
+  assertNoLoader(modulesLogged(log), ["/dist/main.js", "/dist/engine/pipeline/pipeline-worker.js"]);
 });
 
 test("a dist/ older than the src/ beside it refuses to run, and says how to fix it", () => {

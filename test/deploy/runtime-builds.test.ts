@@ -9,8 +9,8 @@ import { spawnSync } from "node:child_process";
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { assembleAssets, ORT_RUNTIME_BUILDS } from "../../src/assets/assemble.ts";
-import { runtimesFor } from "../../src/assets/locate.ts";
+import { assembleAssets, ORT_RUNTIME_BUILDS } from "../../src/engine/assets/assemble.ts";
+import { runtimesFor } from "../../src/engine/assets/locate.ts";
 import { tinyIsNetModel } from "../support/tiny-onnx.ts";
 import { readDockerfile, REPO } from "./support/deploy-files.ts";
 

@@ -6,7 +6,7 @@
 // A mutation is plain data plus a label, so a failing case prints what was done.
 import fc from "fast-check";
 import { crc32 } from "node:zlib";
-import { concatBytes } from "../../src/imaging/bytes.ts";
+import { concatBytes } from "../../src/engine/imaging/bytes.ts";
 
 export interface Mutated {
   /** The fixture it started from. */

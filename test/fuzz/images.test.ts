@@ -9,9 +9,9 @@ import { after, test } from "node:test";
 import assert from "node:assert/strict";
 import { readdirSync, readFileSync } from "node:fs";
 import fc from "fast-check";
-import { createMaskSession, type MaskSession } from "../../src/inference/session.ts";
-import { runPipeline } from "../../src/product/pipeline.ts";
-import { decodeImage, readImageHeader } from "../../src/imaging/index.ts";
+import { createMaskSession, type MaskSession } from "../../src/engine/inference/session.ts";
+import { runPipeline } from "../../src/engine/pipeline/pipeline.ts";
+import { decodeImage, readImageHeader } from "../../src/engine/imaging/index.ts";
 import { mutatedImage } from "./image-mutations.ts";
 import { caseCount, createTally, fuzzSeed, memoryAfterGc } from "./tally.ts";
 

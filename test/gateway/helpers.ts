@@ -6,8 +6,8 @@
 // buildApp over the harness's services, so one harness per file serves every config.
 import assert from "node:assert/strict";
 import type { Config } from "../../src/config.ts";
-import { createMaskSession } from "../../src/inference/session.ts";
-import { createInlineEngine } from "../../src/product/inline-engine.ts";
+import { createMaskSession } from "../../src/engine/inference/session.ts";
+import { createInlineEngine } from "../../src/engine/pipeline/inline-engine.ts";
 import type { ByteBudget } from "../../src/http/byte-budget.ts";
 import type { Limiter } from "../../src/limits/index.ts";
 import { buildApp, type AppOptions } from "../../src/wiring/app.ts";

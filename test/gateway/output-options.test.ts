@@ -3,7 +3,7 @@
 // X-PD-Uncertainty, through the public endpoint, with their bad values.
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { decodeImage } from "../../src/imaging/index.ts";
+import { decodeImage } from "../../src/engine/imaging/index.ts";
 import { expectError, gatewayHarness, TINY_PNG, TINY_W, TINY_H, type GatewayHarness } from "./helpers.ts";
 
 let g: GatewayHarness;

@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import { retryAfterSeconds } from "../../src/http/retry-after.ts";
 import { createAdmission } from "../../src/product/admission.ts";
 import { startUpRemainingMs } from "../../src/product/warm-up.ts";
-import type { Engine } from "../../src/product/engine.ts";
+import type { Engine } from "../../src/engine/pipeline/engine.ts";
 import {
   assertNoOpenHold,
   balanceOf,

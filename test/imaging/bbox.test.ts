@@ -1,6 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { foregroundBox } from "../../src/imaging/bbox.ts";
+import { foregroundBox } from "../../src/engine/imaging/bbox.ts";
 
 function maskWith(width: number, height: number, set: Array<[x: number, y: number, v: number]>): Uint8Array {
   const m = new Uint8Array(width * height);

@@ -1,10 +1,10 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { applyMaskAlpha, applyMaskAlphaBytes, composeCutout } from "../../src/imaging/compose.ts";
-import { estimateForegroundInPlace } from "../../src/imaging/foreground.ts";
-import { decodeImage } from "../../src/imaging/decode.ts";
-import { resizeRGBA } from "../../src/imaging/resize.ts";
-import type { RGBA } from "../../src/imaging/types.ts";
+import { applyMaskAlpha, applyMaskAlphaBytes, composeCutout } from "../../src/engine/imaging/compose.ts";
+import { estimateForegroundInPlace } from "../../src/engine/imaging/foreground.ts";
+import { decodeImage } from "../../src/engine/imaging/decode.ts";
+import { resizeRGBA } from "../../src/engine/imaging/resize.ts";
+import type { RGBA } from "../../src/engine/imaging/types.ts";
 import { fixture, seededRandom } from "./helpers.ts";
 
 const GREEN = [0, 200, 0];

@@ -5,8 +5,8 @@
 // looks up is the real one again once a call returns.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { decodeImage } from "../../src/imaging/decode.ts";
-import { createCodecs } from "../../src/imaging/codecs.ts";
+import { decodeImage } from "../../src/engine/imaging/decode.ts";
+import { createCodecs } from "../../src/engine/imaging/codecs.ts";
 import { fixture } from "./helpers.ts";
 
 const RealClamped = Uint8ClampedArray;

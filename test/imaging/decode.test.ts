@@ -1,8 +1,8 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { decodeImage, MAX_JPEG_SCANS } from "../../src/imaging/decode.ts";
-import type { RGBA } from "../../src/imaging/types.ts";
-import { resizeRGBA } from "../../src/imaging/resize.ts";
+import { decodeImage, MAX_JPEG_SCANS } from "../../src/engine/imaging/decode.ts";
+import type { RGBA } from "../../src/engine/imaging/types.ts";
+import { resizeRGBA } from "../../src/engine/imaging/resize.ts";
 import { assertClose, fixture, greyPng, meanColour, seededRandom, spyCodecs } from "./helpers.ts";
 
 async function decoded(file: string): Promise<RGBA> {

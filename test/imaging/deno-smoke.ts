@@ -1,6 +1,6 @@
 // Run by deno.test.ts under Deno (not by Node's test runner): decodes a few fixtures
 // and encodes a PNG through the public API, printing one JSON line of results.
-import { decodeImage, encodePng, readImageHeader } from "../../src/imaging/index.ts";
+import { decodeImage, encodePng, readImageHeader } from "../../src/engine/imaging/index.ts";
 
 declare const Deno: { readFile(path: URL): Promise<Uint8Array> };
 

@@ -1,9 +1,9 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { encodePng } from "../../src/imaging/encode.ts";
-import { decodeImage } from "../../src/imaging/decode.ts";
-import { readImageHeader } from "../../src/imaging/header.ts";
-import type { RGBA } from "../../src/imaging/types.ts";
+import { encodePng } from "../../src/engine/imaging/encode.ts";
+import { decodeImage } from "../../src/engine/imaging/decode.ts";
+import { readImageHeader } from "../../src/engine/imaging/header.ts";
+import type { RGBA } from "../../src/engine/imaging/types.ts";
 import { fixture, seededRandom } from "./helpers.ts";
 
 function noise(width: number, height: number, seed: number): RGBA {

@@ -1,7 +1,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { sniffFormat } from "../../src/imaging/sniff.ts";
-import { checkPixelLimit, MAX_PIXELS, orientedSize, readImageHeader } from "../../src/imaging/header.ts";
+import { sniffFormat } from "../../src/engine/imaging/sniff.ts";
+import { checkPixelLimit, MAX_PIXELS, orientedSize, readImageHeader } from "../../src/engine/imaging/header.ts";
 import { fixture, pngChunk, pngHeaderOnly, tiffOrientation } from "./helpers.ts";
 
 const KINDS: Array<[file: string, format: string, width: number, height: number, components: number, alpha: boolean]> = [

@@ -2,8 +2,8 @@
 // hand-built PNGs and a codec set that records whether it was used.
 import { readFileSync } from "node:fs";
 import { deflateSync, crc32 } from "node:zlib";
-import type { Codecs, CodecOutcome } from "../../src/imaging/codecs.ts";
-import type { RGBA } from "../../src/imaging/types.ts";
+import type { Codecs, CodecOutcome } from "../../src/engine/imaging/codecs.ts";
+import type { RGBA } from "../../src/engine/imaging/types.ts";
 
 const FIXTURES = new URL("../fixtures/", import.meta.url);
 

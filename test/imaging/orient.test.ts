@@ -1,8 +1,8 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { applyOrientation } from "../../src/imaging/orient.ts";
-import { decodeImage } from "../../src/imaging/decode.ts";
-import type { Orientation, RGBA } from "../../src/imaging/types.ts";
+import { applyOrientation } from "../../src/engine/imaging/orient.ts";
+import { decodeImage } from "../../src/engine/imaging/decode.ts";
+import type { Orientation, RGBA } from "../../src/engine/imaging/types.ts";
 import { fixture } from "./helpers.ts";
 
 type Colour = "red" | "green" | "blue" | "white";

@@ -3,7 +3,7 @@
 // our decoder, and the uncertainty measure's edges.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { composeOverColour, decodeImage, encodeGreyPng, maskUncertainty, parseColour } from "../../src/imaging/index.ts";
+import { composeOverColour, decodeImage, encodeGreyPng, maskUncertainty, parseColour } from "../../src/engine/imaging/index.ts";
 
 test("parseColour: hex in four lengths with or without '#', CSS names in any case; nothing else", () => {
   assert.deepEqual(parseColour("81d4fa"), [0x81, 0xd4, 0xfa, 255]);

@@ -3,9 +3,9 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { crc32, inflateSync } from "node:zlib";
-import { encodePng } from "../../src/imaging/encode.ts";
-import { crc32ByTable } from "../../src/imaging/png-chunks.ts";
-import type { RGBA } from "../../src/imaging/types.ts";
+import { encodePng } from "../../src/engine/imaging/encode.ts";
+import { crc32ByTable } from "../../src/engine/imaging/png-chunks.ts";
+import type { RGBA } from "../../src/engine/imaging/types.ts";
 import { seededRandom } from "./helpers.ts";
 
 interface Chunk {

@@ -3,8 +3,8 @@
 // growing, odd sizes included.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { resampleRows } from "../../src/imaging/resample.ts";
-import { growMaskRows, isOpaque, resampleOpaqueRows } from "../../src/imaging/resample-fast.ts";
+import { resampleRows } from "../../src/engine/imaging/resample.ts";
+import { growMaskRows, isOpaque, resampleOpaqueRows } from "../../src/engine/imaging/resample-fast.ts";
 
 function random(seed: number): () => number {
   let s = seed >>> 0;

@@ -1,8 +1,8 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { resizeMask, resizeRGBA, resizeToRGB } from "../../src/imaging/resize.ts";
-import { axisFilter } from "../../src/imaging/resample.ts";
-import type { RGBA } from "../../src/imaging/types.ts";
+import { resizeMask, resizeRGBA, resizeToRGB } from "../../src/engine/imaging/resize.ts";
+import { axisFilter } from "../../src/engine/imaging/resample.ts";
+import type { RGBA } from "../../src/engine/imaging/types.ts";
 
 function solid(width: number, height: number, rgba: [number, number, number, number]): RGBA {
   const data = new Uint8ClampedArray(width * height * 4);

@@ -1,13 +1,13 @@
-// Splitting the pixel steps into row bands (src/imaging/row-bands.ts) must not change a
+// Splitting the pixel steps into row bands (src/engine/imaging/row-bands.ts) must not change a
 // byte: any cut, bands in any order, gives what the single-threaded functions give.
 // Real helper threads are in test/product/pipeline-bands.test.ts; here the bands run one
 // after another on this thread, in reverse order, from shared memory.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { bandRanges, runBand, runPieces, type RowBands } from "../../src/imaging/row-bands.ts";
-import { cutoutInBands, modelInputInBands, resizeImageInBands, shareBytes, shareImage } from "../../src/imaging/cutout-bands.ts";
-import { composeCutoutInPlace, resizeMask, resizeRGBA, resizeToRGB, type RGBA } from "../../src/imaging/index.ts";
-import { foregroundGrid } from "../../src/imaging/foreground.ts";
+import { bandRanges, runBand, runPieces, type RowBands } from "../../src/engine/imaging/row-bands.ts";
+import { cutoutInBands, modelInputInBands, resizeImageInBands, shareBytes, shareImage } from "../../src/engine/imaging/cutout-bands.ts";
+import { composeCutoutInPlace, resizeMask, resizeRGBA, resizeToRGB, type RGBA } from "../../src/engine/imaging/index.ts";
+import { foregroundGrid } from "../../src/engine/imaging/foreground.ts";
 
 /** Bands cut as `parts` threads would cut them, run here last band first, in SharedArrayBuffers. */
 function reversedBands(parts: number): RowBands & { cuts: number[][] } {

@@ -1,7 +1,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import fc from "fast-check";
-import { outputSize, PREVIEW_MAX_PIXELS } from "../../src/imaging/tiers.ts";
+import { outputSize, PREVIEW_MAX_PIXELS } from "../../src/contract/tiers.ts";
 
 test("preview, small and regular shrink 12 MP to at most 0.25 MP, keeping 4:3", () => {
   for (const size of ["preview", "small", "regular"] as const) {

@@ -10,7 +10,7 @@ import {
   resizeMask,
   resizeRGBA,
   resizeToRGB,
-} from "../../src/imaging/index.ts";
+} from "../../src/engine/imaging/index.ts";
 
 const bytes = new Uint8Array(workerData as ArrayBuffer);
 const decoded = await decodeImage(bytes);

@@ -1,7 +1,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { Worker } from "node:worker_threads";
-import { decodeImage } from "../../src/imaging/decode.ts";
+import { decodeImage } from "../../src/engine/imaging/decode.ts";
 import { fixture } from "./helpers.ts";
 
 function runInWorker(bytes: Uint8Array): Promise<Record<string, unknown>> {

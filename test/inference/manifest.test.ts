@@ -5,7 +5,7 @@ import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { loadManifest, parseManifest, resolveModel, type ModelEntry, type ModelManifest } from "../../src/inference/manifest.ts";
+import { loadManifest, parseManifest, resolveModel, type ModelEntry, type ModelManifest } from "../../src/engine/inference/manifest.ts";
 
 const repoModels = fileURLToPath(new URL("../../models/", import.meta.url));
 

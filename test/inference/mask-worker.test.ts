@@ -4,12 +4,12 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { createWorkerPool } from "../../src/inference/pool.ts";
-import { resolveModel } from "../../src/inference/manifest.ts";
-import type { MaskSessionOptions } from "../../src/inference/session.ts";
-import type { MaskJob, MaskResult, MaskWorkerInfo } from "../../src/inference/mask-worker.ts";
+import { createWorkerPool } from "../../src/engine/inference/pool.ts";
+import { resolveModel } from "../../src/engine/inference/manifest.ts";
+import type { MaskSessionOptions } from "../../src/engine/inference/session.ts";
+import type { MaskJob, MaskResult, MaskWorkerInfo } from "../../src/engine/inference/mask-worker.ts";
 
-const maskWorker = new URL("../../src/inference/mask-worker.ts", import.meta.url);
+const maskWorker = new URL("../../src/engine/inference/mask-worker.ts", import.meta.url);
 const modelsDir = fileURLToPath(new URL("../../models/", import.meta.url));
 const wasmDir = fileURLToPath(new URL("../../wasm/", import.meta.url));
 const haveModel = existsSync(`${modelsDir}isnet-small.onnx`) && existsSync(`${wasmDir}ort-wasm-simd-threaded.wasm`);

@@ -1,7 +1,7 @@
 // The model file is read once per session and hashed while the session starts from the
-// same bytes (src/inference/model-bytes.ts): a file of the right size with other bytes
+// same bytes (src/engine/inference/model-bytes.ts): a file of the right size with other bytes
 // must fail the session's start with model_unavailable, and the library, told so, checks
-// and rebuilds the file (src/library/open-engine.ts).
+// and rebuilds the file (src/engine/library/open-engine.ts).
 import { after, test } from "node:test";
 import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
@@ -9,10 +9,10 @@ import { copyFileSync, existsSync, mkdtempSync, openSync, readSync, rmSync, writ
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { InferenceError } from "../../src/inference/errors.ts";
-import { resolveModel } from "../../src/inference/manifest.ts";
-import { isModelMismatch, readModelBytes } from "../../src/inference/model-bytes.ts";
-import { createMaskSession } from "../../src/inference/session.ts";
+import { InferenceError } from "../../src/engine/inference/errors.ts";
+import { resolveModel } from "../../src/engine/inference/manifest.ts";
+import { isModelMismatch, readModelBytes } from "../../src/engine/inference/model-bytes.ts";
+import { createMaskSession } from "../../src/engine/inference/session.ts";
 
 const modelsDir = fileURLToPath(new URL("../../models/", import.meta.url));
 const wasmDir = fileURLToPath(new URL("../../wasm/", import.meta.url));

@@ -2,7 +2,7 @@
 // also checks that TypeScript workers load under tsx).
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { createWorkerPool, type WorkerPool } from "../../src/inference/pool.ts";
+import { createWorkerPool, type WorkerPool } from "../../src/engine/inference/pool.ts";
 import type { EchoData, EchoJob, EchoOut } from "./workers/echo-worker.ts";
 
 const echoWorker = new URL("./workers/echo-worker.ts", import.meta.url);

@@ -5,8 +5,8 @@ import assert from "node:assert/strict";
 import { existsSync, readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { Image } from "imagescript";
-import { resolveModel, type ResolvedModel } from "../../src/inference/manifest.ts";
-import { createMaskSession, type MaskSession } from "../../src/inference/session.ts";
+import { resolveModel, type ResolvedModel } from "../../src/engine/inference/manifest.ts";
+import { createMaskSession, type MaskSession } from "../../src/engine/inference/session.ts";
 
 const modelsDir = fileURLToPath(new URL("../../models/", import.meta.url));
 const wasmDir = fileURLToPath(new URL("../../wasm/", import.meta.url));

@@ -1,8 +1,8 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { createMaskSession } from "../../src/inference/session.ts";
-import { ellipseMask } from "../../src/inference/backend-stub.ts";
-import type { ModelEntry } from "../../src/inference/manifest.ts";
+import { createMaskSession } from "../../src/engine/inference/session.ts";
+import { ellipseMask } from "../../src/engine/inference/backend-stub.ts";
+import type { ModelEntry } from "../../src/engine/inference/manifest.ts";
 
 const model: ModelEntry = {
   file: "none.onnx",

@@ -1,6 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { outputToMask, rgbToNchw } from "../../src/inference/tensor.ts";
+import { outputToMask, rgbToNchw } from "../../src/engine/inference/tensor.ts";
 
 test("rgbToNchw: planar channels, (x/255 - mean)/std per channel", () => {
   // 2x1 image: pixel 0 = (0, 255, 51), pixel 1 = (255, 0, 102)

@@ -37,7 +37,7 @@ test("npm pack ships the built library, the licence files and the manifest, and 
   const [packed] = JSON.parse(out.slice(out.indexOf("[\n"))) as { filename: string; files: { path: string }[] }[];
   tarball = join(work, packed!.filename);
   const paths = packed!.files.map((f) => f.path);
-  for (const must of ["dist/index.js", "dist/index.d.ts", "dist/inference/worker-bootstrap.mjs", "dist/product/pipeline-worker.js", "dist/product/pipeline-bands-worker.js", "models/manifest.json", "models/isnet-small.onnx", "models/background-removal-data.LICENSE.md", "LICENSE", "NOTICE", "package.json", "bin/pixeldrop.mjs"]) {
+  for (const must of ["dist/index.js", "dist/index.d.ts", "dist/engine/inference/worker-bootstrap.mjs", "dist/engine/pipeline/pipeline-worker.js", "dist/engine/pipeline/pipeline-bands-worker.js", "models/manifest.json", "models/isnet-small.onnx", "models/background-removal-data.LICENSE.md", "LICENSE", "NOTICE", "package.json", "bin/pixeldrop.mjs"]) {
     assert.ok(paths.includes(must), `the tarball lacks ${must}`);
   }
   // One model (the default); the other is built from the data package, installed on request.

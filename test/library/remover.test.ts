@@ -7,7 +7,7 @@ import { spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { createRemover, ImageError, InferenceError, type Remover } from "pixeldrop";
-import { decodeImage } from "../../src/imaging/index.ts";
+import { decodeImage } from "../../src/engine/imaging/index.ts";
 import { maskProblems, PHOTO_CASES } from "../support/photo-masks.ts";
 
 const photo = (name: string) => new Uint8Array(readFileSync(new URL(`../fixtures/${name}`, import.meta.url)));

@@ -5,7 +5,7 @@
 // and test-quota.test.ts; these add the gateway (429 codes, headers, free errors).
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
-import type { Engine } from "../../src/product/engine.ts";
+import type { Engine } from "../../src/engine/pipeline/engine.ts";
 import { manualClock } from "../db/harness.ts";
 import { fixture, makeHarness, type Harness } from "../support/harness.ts";
 import { assertLogMatchesLedger, assertSettled } from "../support/money-checks.ts";

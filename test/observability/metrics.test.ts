@@ -5,7 +5,7 @@ import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
 import { register as promGlobalRegistry } from "prom-client";
 import { createMetrics } from "../../src/metrics/index.ts";
-import type { Engine, EngineState } from "../../src/product/engine.ts";
+import type { Engine, EngineState } from "../../src/engine/pipeline/engine.ts";
 import { makeHarness, OPERATOR_TOKEN } from "../support/harness.ts";
 import { gatewayHarness, productError, productPng, scriptedProduct, TINY_PNG, type GatewayHarness } from "../gateway/helpers.ts";
 import { delta, parseProm, value, type Samples } from "./prom-text.ts";

@@ -10,7 +10,7 @@ import assert from "node:assert/strict";
 import { fail } from "../../src/http/api-error.ts";
 import { createByteBudget } from "../../src/http/byte-budget.ts";
 import { buildOpenApiDocument } from "../../src/openapi/document.ts";
-import type { Engine } from "../../src/product/engine.ts";
+import type { Engine } from "../../src/engine/pipeline/engine.ts";
 import { createProductApp } from "../../src/product/app.ts";
 import type { Admission } from "../../src/product/admission.ts";
 import type { Services } from "../../src/wiring/services.ts";

@@ -1,14 +1,14 @@
-// The pipeline's row bands on real helper threads (src/product/pipeline-bands.ts): the
+// The pipeline's row bands on real helper threads (src/engine/pipeline/pipeline-bands.ts): the
 // same PNG bytes as with every band on one thread, for every tier and format; a band
 // that fails in a helper thread fails that run only; and a pool worker with two session threads
 // reports its helper.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { startThreadBands, type ThreadBands } from "../../src/product/pipeline-bands.ts";
-import { runPipeline, type PipelineJob } from "../../src/product/pipeline.ts";
-import { createEngine } from "../../src/product/engine.ts";
-import { inlineBands } from "../../src/imaging/row-bands.ts";
-import type { MaskSession } from "../../src/inference/session.ts";
+import { startThreadBands, type ThreadBands } from "../../src/engine/pipeline/pipeline-bands.ts";
+import { runPipeline, type PipelineJob } from "../../src/engine/pipeline/pipeline.ts";
+import { createEngine } from "../../src/engine/pipeline/engine.ts";
+import { inlineBands } from "../../src/engine/imaging/row-bands.ts";
+import type { MaskSession } from "../../src/engine/inference/session.ts";
 import { fixture } from "../support/harness.ts";
 
 /** A model stand-in whose mask is a soft-edged disc, so every step has edge pixels to work on. */

@@ -3,11 +3,11 @@
 // background is transparent, the output is upright RGBA at the tier's size.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { createMaskSession, type MaskSession } from "../../src/inference/session.ts";
-import { resolveModel } from "../../src/inference/manifest.ts";
-import { decodeImage } from "../../src/imaging/index.ts";
-import { runPipeline } from "../../src/product/pipeline.ts";
-import { PACKAGE_MODELS_DIR, PACKAGE_WASM_DIR } from "../../src/assets/paths.ts";
+import { createMaskSession, type MaskSession } from "../../src/engine/inference/session.ts";
+import { resolveModel } from "../../src/engine/inference/manifest.ts";
+import { decodeImage } from "../../src/engine/imaging/index.ts";
+import { runPipeline } from "../../src/engine/pipeline/pipeline.ts";
+import { PACKAGE_MODELS_DIR, PACKAGE_WASM_DIR } from "../../src/engine/assets/paths.ts";
 import { fixture } from "../support/harness.ts";
 import { alphaAt, PHOTO_CASES } from "../support/photo-masks.ts";
 

@@ -3,9 +3,9 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { Hono } from "hono";
-import { resolveModel } from "../../src/inference/manifest.ts";
-import { createEngine } from "../../src/product/engine.ts";
-import { PACKAGE_MODELS_DIR, PACKAGE_WASM_DIR } from "../../src/assets/paths.ts";
+import { resolveModel } from "../../src/engine/inference/manifest.ts";
+import { createEngine } from "../../src/engine/pipeline/engine.ts";
+import { PACKAGE_MODELS_DIR, PACKAGE_WASM_DIR } from "../../src/engine/assets/paths.ts";
 import { fixture } from "../support/harness.ts";
 
 test("a request is answered within 100 ms while two inferences are running", async () => {

@@ -6,9 +6,9 @@ import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
 import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { resolveModel } from "../../src/inference/manifest.ts";
-import { createMaskSession } from "../../src/inference/session.ts";
-import { createInlineEngine } from "../../src/product/inline-engine.ts";
+import { resolveModel } from "../../src/engine/inference/manifest.ts";
+import { createMaskSession } from "../../src/engine/inference/session.ts";
+import { createInlineEngine } from "../../src/engine/pipeline/inline-engine.ts";
 import { fixture, makeHarness, type Harness } from "../support/harness.ts";
 
 const modelsDir = fileURLToPath(new URL("../../models/", import.meta.url));

@@ -3,7 +3,7 @@
 // a few ms), and reports `jobMs` as its processing time, as the real pipeline reports
 // its own. Jobs beyond the free slots wait in a FIFO queue, as in the real pool, so a
 // test sees queue waits and service times apart.
-import type { Engine } from "../../src/product/engine.ts";
+import type { Engine } from "../../src/engine/pipeline/engine.ts";
 
 export interface FixedTimeEngine extends Engine {
   /** Jobs that have started on a slot so far, in start order, with their queue class tag if any. */

@@ -3,9 +3,9 @@
 // stub model (a centred ellipse) run inline, so tests are fast and deterministic.
 import { readFileSync } from "node:fs";
 import { parseConfig } from "../../src/config.ts";
-import { createMaskSession } from "../../src/inference/session.ts";
-import { createInlineEngine } from "../../src/product/inline-engine.ts";
-import type { Engine } from "../../src/product/engine.ts";
+import { createMaskSession } from "../../src/engine/inference/session.ts";
+import { createInlineEngine } from "../../src/engine/pipeline/inline-engine.ts";
+import type { Engine } from "../../src/engine/pipeline/engine.ts";
 import { buildApp, type AppOptions } from "../../src/wiring/app.ts";
 import { createServices, type Services } from "../../src/wiring/services.ts";
 import { openMigratedPglite } from "../db/harness.ts";

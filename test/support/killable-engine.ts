@@ -1,10 +1,10 @@
-// A real worker-pool engine (src/inference/pool.ts, the pool the service uses) whose
+// A real worker-pool engine (src/engine/inference/pool.ts, the pool the service uses) whose
 // workers run the real pipeline with the stub model and whose jobs the test can kill
 // mid-run. The pool's own handling of a dying worker is what is under test: the job
 // fails with inference_failed and a replacement worker takes the next one.
-import { createWorkerPool } from "../../src/inference/pool.ts";
-import type { Engine } from "../../src/product/engine.ts";
-import type { PipelineJob, PipelineResult } from "../../src/product/pipeline.ts";
+import { createWorkerPool } from "../../src/engine/inference/pool.ts";
+import type { Engine } from "../../src/engine/pipeline/engine.ts";
+import type { PipelineJob, PipelineResult } from "../../src/engine/pipeline/pipeline.ts";
 import { DIE, GO, JOBS_STARTED, MODE, WAIT, type KillableData } from "./killable-slots.ts";
 
 export interface KillableEngine extends Engine {

@@ -3,9 +3,9 @@
 // as when the runtime aborts or the thread is killed) or go on. The test and the
 // worker share a SharedArrayBuffer (its slots are in killable-slots.ts).
 import { setTimeout as sleep } from "node:timers/promises";
-import { serveWorker } from "../../src/inference/worker-host.ts";
-import { createMaskSession, type MaskSession } from "../../src/inference/session.ts";
-import { runPipeline, type PipelineJob, type PipelineResult } from "../../src/product/pipeline.ts";
+import { serveWorker } from "../../src/engine/inference/worker-host.ts";
+import { createMaskSession, type MaskSession } from "../../src/engine/inference/session.ts";
+import { runPipeline, type PipelineJob, type PipelineResult } from "../../src/engine/pipeline/pipeline.ts";
 import { DIE, JOBS_STARTED, MODE, WAIT, type KillableData } from "./killable-slots.ts";
 
 let session: MaskSession | undefined;

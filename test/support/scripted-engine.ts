@@ -2,10 +2,10 @@
 // gate until the test opens it (so the test knows exactly which requests got past
 // the hold before any of them finishes), and fail chosen jobs the way a dying worker
 // does (an InferenceError, which the product answers as 500 inference_failed).
-import { InferenceError } from "../../src/inference/errors.ts";
-import { createMaskSession } from "../../src/inference/session.ts";
-import type { Engine } from "../../src/product/engine.ts";
-import { createInlineEngine } from "../../src/product/inline-engine.ts";
+import { InferenceError } from "../../src/engine/inference/errors.ts";
+import { createMaskSession } from "../../src/engine/inference/session.ts";
+import type { Engine } from "../../src/engine/pipeline/engine.ts";
+import { createInlineEngine } from "../../src/engine/pipeline/inline-engine.ts";
 
 export interface EngineScript {
   /** Jobs wait at the gate until open() is called. */

@@ -4,12 +4,12 @@
 // real model. The graph is Conv 3x3 (3 → 4 channels, padded) → Relu → Conv 1x1 (4 → 1)
 // → Sigmoid, with fixed weights: real convolutions on every backend, yet milliseconds
 // even on a software GPU. The messages are written with the protobuf helpers the model
-// assembly uses (src/assets/onnx-wire.ts), field numbers from onnx.proto (ModelProto,
+// assembly uses (src/engine/assets/onnx-wire.ts), field numbers from onnx.proto (ModelProto,
 // GraphProto, NodeProto, AttributeProto, TensorProto, ValueInfoProto).
 import { createHash } from "node:crypto";
-import type { ModelEntry } from "../../src/inference/manifest.ts";
-import { DataType } from "../../src/assets/onnx-graph.ts";
-import { bytesField, intField, msgField, strField, writeFields, type WireField } from "../../src/assets/onnx-wire.ts";
+import type { ModelEntry } from "../../src/engine/inference/manifest.ts";
+import { DataType } from "../../src/engine/assets/onnx-graph.ts";
+import { bytesField, intField, msgField, strField, writeFields, type WireField } from "../../src/engine/assets/onnx-wire.ts";
 
 type Field = WireField;
 const FLOAT = DataType.FLOAT;

@@ -4,7 +4,7 @@
 import { describe, expect, it } from "vitest";
 import { readFileSync } from "node:fs";
 import { createRemover, ImageError, removeBackground } from "pixeldrop";
-import { decodeImage } from "../../src/imaging/index.ts";
+import { decodeImage } from "../../src/engine/imaging/index.ts";
 import { maskProblems, PHOTO_CASES } from "../support/photo-masks.ts";
 
 const photo = (name: string) => readFileSync(new URL(`../fixtures/${name}`, import.meta.url));

@@ -1,6 +1,6 @@
 // The playground's drop zone and result area. The script (/console/static/playground.js)
 // finds its elements by these IDs; without it only the notice is useful.
-import { MAX_PIXELS } from "../../imaging/index.ts";
+import { MAX_PIXELS } from "../../engine/imaging/index.ts";
 
 export function PlaygroundForm(p: { action: string; csrf: string; maxBytes: number }) {
   return (

@@ -2,10 +2,10 @@
 // test tier (from the billing modules, so they cannot drift), and the three ways in.
 import type { Hono } from "hono";
 import { FULL_PRICE_KRW, PREVIEW_PRICE_KRW } from "../../billing/prices.ts";
-import { PREVIEW_MAX_PIXELS } from "../../imaging/tiers.ts";
+import { PREVIEW_MAX_PIXELS } from "../../contract/tiers.ts";
 import { TEST_CALLS_PER_PERIOD } from "../../billing/test-quota.ts";
 import { MAX_BODY_BYTES } from "../../http/read-body.ts";
-import { MAX_PIXELS } from "../../imaging/index.ts";
+import { MAX_PIXELS } from "../../engine/imaging/index.ts";
 import { SHOWCASE } from "../assets.ts";
 import type { ConsoleDeps } from "../deps.ts";
 import type { ConsoleEnv } from "../env.ts";

@@ -2,7 +2,7 @@
 // jobs it handled, so tests can see order and which worker (threadId) answered.
 import { threadId } from "node:worker_threads";
 import { setTimeout as sleep } from "node:timers/promises";
-import { serveWorker } from "../../../src/inference/worker-host.ts";
+import { serveWorker } from "../../../src/engine/inference/worker-host.ts";
 
 export interface EchoData {
   initDelayMs?: number;

@@ -8,8 +8,8 @@ import { InferenceError } from "../inference/errors.ts";
 import { resolveModel } from "../inference/manifest.ts";
 import { isModelMismatch } from "../inference/model-bytes.ts";
 import { createMaskSession, type BackendChoice } from "../inference/session.ts";
-import { createEngine, type Engine } from "../product/engine.ts";
-import { createInlineEngine } from "../product/inline-engine.ts";
+import { createEngine, type Engine } from "../pipeline/engine.ts";
+import { createInlineEngine } from "../pipeline/inline-engine.ts";
 
 export interface EngineSettings {
   /** A manifest name or a path to an .onnx file with a manifest entry. */
@@ -27,7 +27,7 @@ export interface EngineSettings {
  * Resolves once the engine is built. Pool workers start their sessions in the background
  * (the service answers 503 meanwhile): `engine.whenReady()` says when they are done.
  * A model file of the right size is not hashed here: each session hashes the bytes it
- * loads, while it starts (src/inference/model-bytes.ts). `modelCheck: "sha256"` hashes
+ * loads, while it starts (src/engine/inference/model-bytes.ts). `modelCheck: "sha256"` hashes
  * it here first and rebuilds it when damaged (openReadyEngine's second try).
  */
 export async function openEngine(s: EngineSettings, modelCheck: "sha256" | "size" = "size"): Promise<Engine> {

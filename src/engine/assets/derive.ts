@@ -6,7 +6,7 @@ import { createHash } from "node:crypto";
 import { deriveQuantisedModel, type QuantiseOptions } from "./quantise.ts";
 
 export interface DeriveSpec {
-  /** Dynamic int8 quantisation of the source's convolutions (src/assets/quantise.ts). */
+  /** Dynamic int8 quantisation of the source's convolutions (src/engine/assets/quantise.ts). */
   quantise: QuantiseOptions;
 }
 

@@ -2,7 +2,7 @@
 // TypeError naming the option and what it accepts, before any work starts.
 import { availableParallelism } from "node:os";
 import { parseColour, type Colour } from "../imaging/background.ts";
-import { CHANNELS, SIZES, type Channels, type Size } from "../product/params.ts";
+import { CHANNELS, SIZES, type Channels, type Size } from "../../contract/params.ts";
 
 export type PublicBackend = "auto" | "wasm" | "webgpu" | "native";
 const BACKENDS: readonly PublicBackend[] = ["auto", "wasm", "webgpu", "native"];

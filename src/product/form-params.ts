@@ -1,27 +1,13 @@
-// The removebg form parameters: which parts are allowed, which values, and the one
-// failure each rejection gives. Shared by the gateway (checks before money moves) and
-// the product service (checks again, since it can be deployed on its own).
-// Decisions beyond the spec are recorded in docs/DECISIONS.md. The form's vocabulary
-// is exported from here only: the OpenAPI document (src/openapi/removebg-form.ts), the
-// library and the CLI read it.
+// Reading the removebg form into the job's parameters: which parts are allowed, which
+// values (the words of src/contract/params.ts), and the one failure each rejection
+// gives. Shared by the gateway (checks before money moves) and the product service
+// (checks again, since it can be deployed on its own). Decisions beyond the spec are
+// recorded in docs/DECISIONS.md.
 import { fail, type Failure } from "../http/api-error.ts";
-import { parseColour, type Colour } from "../imaging/index.ts";
-import { isSize, SIZES, type Size } from "../imaging/tiers.ts";
 import type { Form } from "../http/multipart.ts";
-
-/** size: the tier rule and its names live in src/imaging/tiers.ts. */
-export { SIZES, type Size };
-
-/** channels: rgba (the cut-out) or alpha (the mask alone, as a greyscale PNG). */
-export const CHANNELS = ["rgba", "alpha"] as const;
-export type Channels = (typeof CHANNELS)[number];
-/** type: accepted for compatibility; does not change the result. */
-export const TYPES = ["product", "auto"] as const;
-/** format: the result is always PNG. */
-export const FORMATS = ["png", "auto"] as const;
-/** Spellings read as true or false (semitransparency) or as false (crop), any case. */
-export const TRUE_WORDS = ["true", "1", "yes", "on"] as const;
-export const FALSE_WORDS = ["false", "0", "no", "off"] as const;
+import { CHANNELS, FALSE_WORDS, FORMATS, TRUE_WORDS, TYPES, type Channels } from "../contract/params.ts";
+import { isSize, SIZES, type Size } from "../contract/tiers.ts";
+import { parseColour, type Colour } from "../engine/imaging/background.ts";
 
 export interface RemoveParams {
   image: Uint8Array;

@@ -3,7 +3,7 @@
 // core idles; each of them makes every output row from the source alone, so the rows
 // can be cut into bands and the bands made at once. RowBands is the seam: one
 // implementation runs every band here (inlineBands: the library with workers: 0, the
-// CLI's in-process use, tests), the pool worker's (src/product/pipeline-bands.ts)
+// CLI's in-process use, tests), the pool worker's (src/engine/pipeline/pipeline-bands.ts)
 // shares them with helper threads over shared memory: the rows are cut into more
 // pieces than there are threads and each thread takes the next piece when it is done
 // with one (runPieces), because rows cost unequal amounts (the subject against empty

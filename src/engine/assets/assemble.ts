@@ -6,7 +6,7 @@
 // The packages are found with Node's module resolver from `anchor` (the directory of the
 // package that needs them), so npm's hoisting is handled: the resolver walks up through
 // every node_modules/ above the anchor, as an import would. Used by the library on first
-// use (src/assets/locate.ts), by `npm ci` (scripts/assemble-models.mjs) and by the
+// use (src/engine/assets/locate.ts), by `npm ci` (scripts/assemble-models.mjs) and by the
 // `pixeldrop assemble` command for container builds.
 import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, utimesSync } from "node:fs";
@@ -16,13 +16,13 @@ import { deriveInPlace } from "./derive.ts";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 
-/** The part of a manifest entry (src/inference/manifest.ts) that assembling needs. */
+/** The part of a manifest entry (src/engine/inference/manifest.ts) that assembling needs. */
 export interface AssetEntry {
   file: string;
   sha256: string;
   bytes: number;
   source?: { package: string; version: string; resource: string };
-  /** Made from the source's bytes at assemble time (src/assets/derive.ts). */
+  /** Made from the source's bytes at assemble time (src/engine/assets/derive.ts). */
   derive?: unknown;
 }
 export interface AssetManifest {
@@ -198,7 +198,7 @@ export interface AssembleOptions {
   models?: readonly string[];
   /**
    * "size": a model file of the manifest's size counts as intact without hashing it, for
-   * callers whose session hashes the bytes it loads (src/inference/model-bytes.ts) and
+   * callers whose session hashes the bytes it loads (src/engine/inference/model-bytes.ts) and
    * asks again with "sha256" when that check fails. Default "sha256".
    */
   modelCheck?: "sha256" | "size";

@@ -16,7 +16,7 @@ import { cutoutInBands, modelInputInBands, resizeImageInBands, shareBytes, share
 import { isOpaque } from "../imaging/resample-fast.ts";
 import { inlineBands, type RowBands } from "../imaging/row-bands.ts";
 import type { MaskSession } from "../inference/session.ts";
-import type { Channels, Size } from "./params.ts";
+import type { Channels, Size } from "../../contract/params.ts";
 
 export interface PipelineJob {
   image: Uint8Array;
@@ -44,7 +44,7 @@ export interface PipelineOk {
   width: number;
   height: number;
   foreground: { top: number; left: number; width: number; height: number };
-  /** In [0, 1]: how unsure the mask is about the outline (src/imaging/uncertainty.ts). */
+  /** In [0, 1]: how unsure the mask is about the outline (src/engine/imaging/uncertainty.ts). */
   uncertainty: number;
   processingMs: number;
   timings: StageTimings;
@@ -60,7 +60,7 @@ export interface PipelineRejected {
 export type PipelineResult = PipelineOk | PipelineRejected;
 
 /**
- * `bands`: where the pixel steps' row bands run (src/imaging/row-bands.ts). A pool
+ * `bands`: where the pixel steps' row bands run (src/engine/imaging/row-bands.ts). A pool
  * worker passes its helper threads; everyone else runs them all here. The bytes out are
  * the same either way.
  */

@@ -1,4 +1,5 @@
-// Public API of the imaging module. Imports nothing of ours outside src/imaging.
+// Public API of the imaging module. Imports nothing of ours outside src/engine/imaging
+// but the size tiers (src/contract/tiers.ts), re-exported for the pipeline.
 export type { ImageFormat, Orientation, RGBA, ImagingFailure } from "./types.ts";
 export { imagingFailure } from "./types.ts";
 export { sniffFormat } from "./sniff.ts";
@@ -6,7 +7,7 @@ export { readImageHeader, checkPixelLimit, orientedSize, MAX_PIXELS, type ImageH
 export { decodeImage, MAX_JPEG_SCANS, type DecodeOptions, type DecodeResult } from "./decode.ts";
 export { applyOrientation } from "./orient.ts";
 export { resizeRGBA, resizeToRGB, resizeMask } from "./resize.ts";
-export { outputSize, PREVIEW_MAX_PIXELS, SIZES, type Size, type Tier } from "./tiers.ts";
+export { outputSize, PREVIEW_MAX_PIXELS, SIZES, type Size, type Tier } from "../../contract/tiers.ts";
 export { composeCutout, composeCutoutInPlace, HARD_ALPHA_THRESHOLD, type ComposeOptions } from "./compose.ts";
 export { foregroundBox, type Box } from "./bbox.ts";
 export { encodePng } from "./encode.ts";

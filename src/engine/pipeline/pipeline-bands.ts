@@ -1,4 +1,4 @@
-// Row bands over helper threads, for one pool worker (see src/imaging/row-bands.ts for
+// Row bands over helper threads, for one pool worker (see src/engine/imaging/row-bands.ts for
 // what is split and why). A run's rows are cut into PIECES_PER_THREAD pieces per thread;
 // the worker's own thread and each helper take pieces one at a time from a shared
 // counter until none is left. All of it is in shared memory from an arena that lives as

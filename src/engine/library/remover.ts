@@ -1,8 +1,8 @@
 // The library's face of the engine: createRemover / remove / dispose, and the one-shot
 // removeBackground. Same engine, pipeline and worker pool as the service and the CLI.
 import { InferenceError } from "../inference/errors.ts";
-import type { Engine } from "../product/engine.ts";
-import type { PipelineOk } from "../product/pipeline.ts";
+import type { Engine } from "../pipeline/engine.ts";
+import type { PipelineOk } from "../pipeline/pipeline.ts";
 import { ImageError } from "./errors.ts";
 import { ownBytes, type ImageInput } from "./input.ts";
 import { openReadyEngine } from "./open-engine.ts";
