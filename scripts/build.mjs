@@ -8,9 +8,10 @@
 // dist/build-stamp.json records which sources it was built from (src/build-stamp.mjs): the
 // CLI and the service refuse to run a dist/ older than the src/ beside it. The stamp is
 // taken before compiling, so a source saved during the build also counts as newer.
+// `--if-stale` (the test command): skip when dist/'s stamp already matches src/.
 // `--if-possible` (npm's prepare step): skip, with a note, where TypeScript is not
 // installed (a production install of the checkout); the start-up check still guards.
-import { cpSync, existsSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { spawnSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
@@ -27,6 +28,18 @@ if (process.argv.includes("--if-possible") && !existsSync(tsc)) {
   process.exit(0);
 }
 const stamp = sourceStamp(fileURLToPath(new URL("../src", import.meta.url)));
+if (process.argv.includes("--if-stale")) {
+  let built;
+  try {
+    built = JSON.parse(readFileSync(join(dist, STAMP_FILE), "utf8")).src;
+  } catch {
+    built = undefined;
+  }
+  if (built === stamp) {
+    console.log("build: dist/ is up to date with src/");
+    process.exit(0);
+  }
+}
 rmSync(scratch, { recursive: true, force: true });
 const r = spawnSync(process.execPath, [tsc, "-p", "tsconfig.build.json", "--outDir", scratch], { cwd: root, stdio: "inherit" });
 if (r.status !== 0) {

@@ -1,10 +1,20 @@
-// Runs every test file under test/ with Node's test runner and tsx.
-// Node 20's --test does not expand globs itself, so we collect the files here.
-// Usage: node scripts/run-tests.mjs [dir-or-file ...]   (default: test/, then `deno task test`)
+// The test command (`npm test`). Runs every test file under test/ with Node's test runner
+// and tsx, each file in its own process, spread over parallel lanes with stores of their
+// own (scripts/test-lanes.mjs); a full run adds the library's vitest suite (twice) and the
+// Deno unit suite as jobs of the same lanes.
+//
+//   node scripts/run-tests.mjs                  everything (what CI runs)
+//   node scripts/run-tests.mjs test/gateway …   these folders or files only
+//   node scripts/run-tests.mjs --quick          the edit loop: no servers, no model (scripts/test-plan.mjs)
+//   PD_TEST_LANES=1 node scripts/run-tests.mjs  one file at a time
 import { existsSync, readdirSync, statSync } from "node:fs";
-import { join } from "node:path";
+import { join, relative } from "node:path";
 import { spawnSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
+import { laneStores, runLanes, runnerCounts } from "./test-lanes.mjs";
+import { DEFAULT_LANES, isQuick, slowFirst } from "./test-plan.mjs";
+
+const ROOT = fileURLToPath(new URL("..", import.meta.url));
 
 function collect(path, out) {
   if (statSync(path).isDirectory()) {
@@ -12,44 +22,76 @@ function collect(path, out) {
       if (name === "fixtures" || name.startsWith(".")) continue;
       collect(join(path, name), out);
     }
-  } else if (path.endsWith(".test.ts")) out.push(path);
+  } else if (path.endsWith(".test.ts")) out.push(relative(ROOT, join(ROOT, path)));
   return out;
 }
 
-const roots = process.argv.slice(2);
-const files = (roots.length ? roots : ["test"]).flatMap((r) => collect(r, []));
-if (files.length === 0 && !roots.some((r) => r.startsWith("test/vitest"))) {
+const args = process.argv.slice(2);
+const quick = args.includes("--quick");
+const roots = args.filter((a) => !a.startsWith("--"));
+const full = roots.length === 0 && !quick;
+let files = (roots.length ? roots : ["test"]).flatMap((r) => collect(r, []));
+if (quick) files = files.filter(isQuick);
+const wantsVitest = full || roots.some((r) => r.startsWith("test/vitest"));
+if (files.length === 0 && !wantsVitest) {
   console.error("no test files found");
   process.exit(1);
 }
+
 // The tests import the package by its name ("pixeldrop", "pixeldrop/client"), which
-// resolves into dist/: build it first, so a test never runs against stale output.
-const build = spawnSync(process.execPath, [fileURLToPath(new URL("./build.mjs", import.meta.url))], { stdio: "inherit" });
+// resolves into dist/: build it first (unless its stamp says it matches src/), so a test
+// never runs against stale output.
+const build = spawnSync(process.execPath, [join(ROOT, "scripts/build.mjs"), "--if-stale"], { stdio: "inherit" });
 if (build.status !== 0) {
   console.error("build failed: not running the tests");
   process.exit(1);
 }
-// (With no files `node --test` would search the working directory itself: skip it.)
-const result = files.length
-  ? spawnSync(process.execPath, ["--import", "tsx", "--test", "--test-concurrency=1", "--test-reporter=spec", ...files], { stdio: "inherit" })
-  : { status: 0 };
-const ROOT = fileURLToPath(new URL("..", import.meta.url));
-const statuses = [result.status ?? 1];
-// A full run (no arguments), or `test/vitest`, runs the library's vitest suite twice: in
-// vitest's default pool (child processes) and in --pool=threads, where our inference
+
+const node = (label, argv, env) => ({ label, command: process.execPath, args: argv, cwd: ROOT, env });
+const jobs = slowFirst(files).map((f) => node(f, ["--import", "tsx", "--test", "--test-reporter=spec", f]));
+// vitest twice: its default pool (child processes) and --pool=threads, where our inference
 // workers live inside vitest's own worker threads.
-const vitest = fileURLToPath(new URL("../node_modules/vitest/vitest.mjs", import.meta.url));
-if ((roots.length === 0 || roots.some((r) => r.startsWith("test/vitest"))) && existsSync(vitest)) {
-  for (const pool of [[], ["--pool=threads"]]) {
-    console.log(`\n== the library under vitest ${pool.join(" ") || "(default pool)"}`);
-    statuses.push(spawnSync(process.execPath, [vitest, "run", ...pool], { stdio: "inherit", cwd: ROOT }).status ?? 1);
-  }
+const vitest = join(ROOT, "node_modules/vitest/vitest.mjs");
+if (wantsVitest && existsSync(vitest)) {
+  jobs.unshift(node("vitest (default pool)", [vitest, "run"]), node("vitest --pool=threads", [vitest, "run", "--pool=threads"]));
 }
-// A full run also runs the Deno unit suite (deno.json's "test" task) with the Deno binary
-// the `deno` devDependency installs, when it is there.
-const deno = fileURLToPath(new URL("../node_modules/.bin/deno", import.meta.url));
-if (roots.length === 0 && existsSync(deno)) {
-  console.log("\n== the unit suite under Deno (deno task test)");
-  statuses.push(spawnSync(deno, ["task", "test"], { stdio: "inherit", cwd: ROOT }).status ?? 1);
+// The Deno unit suite (deno.json's "test" task) with the Deno binary the `deno`
+// devDependency installs, when it is there.
+const deno = join(ROOT, "node_modules/.bin/deno");
+if (full && existsSync(deno)) jobs.unshift({ label: "deno task test", command: deno, args: ["task", "test"], cwd: ROOT });
+
+const env = { ...process.env, FORCE_COLOR: "0" };
+if (quick) {
+  delete env.DATABASE_URL;
+  delete env.REDIS_URL;
 }
-process.exit(statuses.find((s) => s !== 0) ?? 0);
+const lanes = Math.max(1, Math.min(Number(process.env.PD_TEST_LANES) || DEFAULT_LANES, jobs.length));
+const stores = await laneStores(lanes, env);
+const started = performance.now();
+console.log(`== ${jobs.length} jobs on ${lanes} lanes${quick ? " (quick: no servers, no model)" : ""}`);
+
+const totals = { tests: 0, pass: 0, fail: 0, cancelled: 0, skipped: 0, todo: 0 };
+const failed = [];
+let finished = 0;
+let results;
+try {
+  results = await runLanes(jobs, stores.envs, ({ job, status, output, seconds }) => {
+    finished++;
+    const counts = runnerCounts(output);
+    for (const k of Object.keys(totals)) totals[k] += counts[k] ?? 0;
+    if (status !== 0) failed.push(job.label);
+    const tally = counts.tests !== undefined ? ` · ${counts.pass} passed, ${counts.fail} failed, ${counts.skipped} skipped` : "";
+    console.log(`\n── [${finished}/${jobs.length}] ${job.label} · ${seconds.toFixed(1)} s · ${status === 0 ? "ok" : `FAILED (exit ${status})`}${tally}`);
+    console.log(output.trimEnd());
+  });
+} finally {
+  await stores.drop();
+}
+
+const wall = (performance.now() - started) / 1000;
+console.log("\n== slowest jobs");
+for (const r of [...results].sort((a, b) => b.seconds - a.seconds).slice(0, 12)) console.log(`${r.seconds.toFixed(1).padStart(7)} s  ${r.job.label}`);
+console.log(`\n== Node runner: ${totals.tests} tests, ${totals.pass} passed, ${totals.fail} failed, ${totals.skipped} skipped, ${totals.cancelled} cancelled, ${totals.todo} todo`);
+console.log(`== ${jobs.length} jobs, ${failed.length} failed, ${wall.toFixed(0)} s wall on ${lanes} lanes`);
+for (const label of failed) console.log(`FAILED: ${label}`);
+process.exit(failed.length ? 1 : 0);

@@ -12,6 +12,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 
+// Plain JavaScript without declarations (it runs before anything is compiled).
+const stampModule: string = "../../src/build-stamp.mjs";
+const { staleDistReason } = (await import(stampModule)) as { staleDistReason(dist: URL, env: object): string | undefined };
+
 const REPO = fileURLToPath(new URL("../../", import.meta.url));
 const DENO = join(REPO, "node_modules", ".bin", "deno");
 const work = mkdtempSync(join(tmpdir(), "pd-pack-"));
@@ -33,7 +37,10 @@ let project = "";
 
 test("npm pack ships the built library, the licence files and the manifest, and nothing of the repo's own", () => {
   // npm runs prepare (assemble) and prepack (build) first; their lines precede the JSON.
-  const out = sh("npm", ["pack", "--json", "--pack-destination", work], REPO);
+  // The test command has just built dist/ (npm pack's prepack would build it twice more,
+  // with prepare): pack that build, once its stamp shows it matches src/.
+  assert.equal(staleDistReason(new URL("../../dist", import.meta.url), {}), undefined);
+  const out = sh("npm", ["pack", "--json", "--ignore-scripts", "--pack-destination", work], REPO);
   const [packed] = JSON.parse(out.slice(out.indexOf("[\n"))) as { filename: string; files: { path: string }[] }[];
   tarball = join(work, packed!.filename);
   const paths = packed!.files.map((f) => f.path);
