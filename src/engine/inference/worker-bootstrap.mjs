@@ -1,6 +1,7 @@
 // First module of every pool worker. Node 20 does not apply the parent's `--import tsx`
-// hooks to a worker's entry module (tsx issue #354: "Unknown file extension .ts"), so a
-// TypeScript entry cannot be the Worker's script itself. This plain module registers tsx
+// hooks to a worker's entry module ("Unknown file extension .ts": a known tsx limitation,
+// github.com/privatenumber/tsx/issues/354), so a TypeScript entry cannot be the Worker's
+// script itself. This plain module registers tsx
 // inside the worker, then imports the real entry. Deno runs TypeScript natively.
 import { workerData } from "node:worker_threads";
 
