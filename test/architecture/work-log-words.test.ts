@@ -22,7 +22,7 @@ const ISSUE = word("is", "sue");
 const HELPER = word("hel", "per");
 const ENGINEER = word("engi", "neer");
 const LEAD = word("le", "ad");
-const COORDINATOR = word("coordi", "nator");
+const TASK_ROLE = word("coordi", "nator");
 
 /** What a person does or hands over, after "a/the/other helper(s)". */
 const PERSON_VERBS = [
@@ -38,7 +38,7 @@ const PATTERNS: Array<[string, RegExp]> = [
   ["item of a tracker entry", new RegExp(`\\bitems?\\s+\\d+\\s+of\\s+${ISSUE}`, "i")],
   ["a person's role", new RegExp(`\\bthe\\s+${LEAD}\\b(?!\\s+(?:time|byte|frame|image|row|zero)s?\\b)`, "i")],
   ["a person's role", new RegExp(`\\b(?:another|other|the other)\\s+${ENGINEER}s?\\b`, "i")],
-  ["a person's role", new RegExp(`\\b${COORDINATOR}\\b`, "i")],
+  ["a person's role", new RegExp(`\\b${TASK_ROLE}\\b`, "i")],
   ["a person's role", new RegExp(`\\b(?:a|the|another|other)\\s+${HELPER}s?(?:'s|s')?\\s+(?:${PERSON_VERBS})\\b`, "i")],
   ["a person's role", new RegExp(`\\b(?:a|the|another|other)\\s+${HELPER}s?(?:'s|s')\\s+(?:${PERSON_NOUNS})\\b`, "i")],
   ["a person's role", new RegExp(`\\bby\\s+(?:a|the|another|other)\\s+${HELPER}s?\\b(?!\\s+(?:thread|function|module|worker|process)s?\\b)`, "i")],
@@ -82,7 +82,7 @@ test("the patterns catch each kind of work-log phrase and leave code language al
     `item 5 of ${ISSUE} 13`,
     `${"The"} ${LEAD}'s re-run`,
     `${"another"} ${ENGINEER} was reading code`,
-    `told the ${COORDINATOR}`,
+    `told the ${TASK_ROLE}`,
     `a ${HELPER} measured it`,
     `seven other ${HELPER}s were running test suites`,
     `other ${HELPER}s' code`,
