@@ -12,7 +12,7 @@ import { join, relative } from "node:path";
 import { spawnSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { laneStores, runLanes, runnerCounts } from "./test-lanes.mjs";
-import { DEFAULT_LANES, isQuick, slowFirst } from "./test-plan.mjs";
+import { DEFAULT_LANES, isQuick, runsAlone, slowFirst } from "./test-plan.mjs";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 
@@ -48,7 +48,9 @@ if (build.status !== 0) {
 }
 
 const node = (label, argv, env) => ({ label, command: process.execPath, args: argv, cwd: ROOT, env });
-const jobs = slowFirst(files).map((f) => node(f, ["--import", "tsx", "--test", "--test-reporter=spec", f]));
+const fileJob = (f) => node(f, ["--import", "tsx", "--test", "--test-reporter=spec", f]);
+const jobs = slowFirst(files.filter((f) => !runsAlone(f))).map(fileJob);
+const aloneJobs = files.filter(runsAlone).map(fileJob);
 // vitest twice: its default pool (child processes) and --pool=threads, where our inference
 // workers live inside vitest's own worker threads.
 const vitest = join(ROOT, "node_modules/vitest/vitest.mjs");
@@ -65,25 +67,28 @@ if (quick) {
   delete env.DATABASE_URL;
   delete env.REDIS_URL;
 }
-const lanes = Math.max(1, Math.min(Number(process.env.PD_TEST_LANES) || DEFAULT_LANES, jobs.length));
+const lanes = Math.max(1, Math.min(Number(process.env.PD_TEST_LANES) || DEFAULT_LANES, jobs.length || 1));
+const jobCount = jobs.length + aloneJobs.length;
 const stores = await laneStores(lanes, env);
 const started = performance.now();
-console.log(`== ${jobs.length} jobs on ${lanes} lanes${quick ? " (quick: no servers, no model)" : ""}`);
+console.log(`== ${jobCount} jobs on ${lanes} lanes${aloneJobs.length ? `, then ${aloneJobs.length} alone` : ""}${quick ? " (quick: no servers, no model)" : ""}`);
 
 const totals = { tests: 0, pass: 0, fail: 0, cancelled: 0, skipped: 0, todo: 0 };
 const failed = [];
 let finished = 0;
-let results;
+const results = [];
+const report = ({ job, status, output, seconds }) => {
+  finished++;
+  const counts = runnerCounts(output);
+  for (const k of Object.keys(totals)) totals[k] += counts[k] ?? 0;
+  if (status !== 0) failed.push(job.label);
+  const tally = counts.tests !== undefined ? ` · ${counts.pass} passed, ${counts.fail} failed, ${counts.skipped} skipped` : "";
+  console.log(`\n── [${finished}/${jobCount}] ${job.label} · ${seconds.toFixed(1)} s · ${status === 0 ? "ok" : `FAILED (exit ${status})`}${tally}`);
+  console.log(output.trimEnd());
+};
 try {
-  results = await runLanes(jobs, stores.envs, ({ job, status, output, seconds }) => {
-    finished++;
-    const counts = runnerCounts(output);
-    for (const k of Object.keys(totals)) totals[k] += counts[k] ?? 0;
-    if (status !== 0) failed.push(job.label);
-    const tally = counts.tests !== undefined ? ` · ${counts.pass} passed, ${counts.fail} failed, ${counts.skipped} skipped` : "";
-    console.log(`\n── [${finished}/${jobs.length}] ${job.label} · ${seconds.toFixed(1)} s · ${status === 0 ? "ok" : `FAILED (exit ${status})`}${tally}`);
-    console.log(output.trimEnd());
-  });
+  results.push(...(await runLanes(jobs, stores.envs, report)));
+  results.push(...(await runLanes(aloneJobs, stores.envs.slice(0, 1), report)));
 } finally {
   await stores.drop();
 }
@@ -92,6 +97,6 @@ const wall = (performance.now() - started) / 1000;
 console.log("\n== slowest jobs");
 for (const r of [...results].sort((a, b) => b.seconds - a.seconds).slice(0, 12)) console.log(`${r.seconds.toFixed(1).padStart(7)} s  ${r.job.label}`);
 console.log(`\n== Node runner: ${totals.tests} tests, ${totals.pass} passed, ${totals.fail} failed, ${totals.skipped} skipped, ${totals.cancelled} cancelled, ${totals.todo} todo`);
-console.log(`== ${jobs.length} jobs, ${failed.length} failed, ${wall.toFixed(0)} s wall on ${lanes} lanes`);
+console.log(`== ${jobCount} jobs, ${failed.length} failed, ${wall.toFixed(0)} s wall on ${lanes} lanes`);
 for (const label of failed) console.log(`FAILED: ${label}`);
 process.exit(failed.length ? 1 : 0);

@@ -78,10 +78,20 @@ const NOT_QUICK = [
   "test/openapi/generated-requests.test.ts",
 ];
 
+/**
+ * Run after the parallel lanes, one at a time: they check that a Retry-After matches the
+ * wait that follows, which a machine loaded by the other lanes stretches.
+ */
+const ALONE = ["test/gateway/paid-first.test.ts", "test/product/overload.test.ts"];
+
 const matches = (file, list) => list.some((p) => (p.endsWith("/") ? file.startsWith(p) : file === p));
 
 export function isQuick(file) {
   return !matches(file, NOT_QUICK);
+}
+
+export function runsAlone(file) {
+  return matches(file, ALONE);
 }
 
 export function slowFirst(files) {
