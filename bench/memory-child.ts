@@ -1,0 +1,27 @@
+// One bench:memory measurement in a fresh process (started by memory.ts with the hook
+// preloaded): createRemover with the library's defaults (the service's: one worker, a
+// thread per core) and MODEL, one remove() of the 12 MP JPEG the parent wrote (made there, so no codec of ours runs
+// here before the engine does), then the process RSS.
+import { readFileSync, writeFileSync } from "node:fs";
+import { createRemover } from "../src/engine/library/remover.ts";
+
+const model = process.argv[2] ?? "small";
+const input = new Uint8Array(readFileSync(process.argv[3]!));
+const out = process.argv[4]!;
+const rss = () => process.memoryUsage().rss;
+let peakRss = 0;
+const timer = setInterval(() => (peakRss = Math.max(peakRss, rss())), 50);
+const rssBefore = rss();
+const t0 = performance.now();
+const remover = await createRemover({ model });
+const rssCreated = rss();
+const createMs = performance.now() - t0;
+const t1 = performance.now();
+const res = await remover.remove(input);
+const removeMs = performance.now() - t1;
+await new Promise((r) => setTimeout(r, 400)); // every thread's hook writes its file
+const rssAfter = rss();
+clearInterval(timer);
+peakRss = Math.max(peakRss, rssAfter);
+writeFileSync(out, JSON.stringify({ model, rssBefore, rssCreated, rssAfter, peakRss, createMs, removeMs, pngBytes: res.png?.length ?? 0 }));
+await remover.dispose();
