@@ -59,7 +59,11 @@ if (dir) {
   };
   let peakHeap = 0;
   let peakExternal = 0;
+  // With --gc, each snapshot follows a full collection: what is held, not what is
+  // garbage not yet collected (band buffers of the last job, the decoder's outputs).
+  const collect = process.env.MEMORY_BENCH_GC === "1" && typeof globalThis.gc === "function";
   const write = () => {
+    if (collect) globalThis.gc();
     const u = process.memoryUsage();
     peakHeap = Math.max(peakHeap, u.heapUsed);
     peakExternal = Math.max(peakExternal, u.external);

@@ -1,4 +1,4 @@
-// npm run bench:memory [models...]: where a worker's memory goes after one 12 MP call,
+// npm run bench:memory [-- [--gc] models...]: where a worker's memory goes after one 12 MP call,
 // in the service's configuration (one pool worker, a thread per core). Each model runs in
 // a fresh, nice'd process with bench/memory-hook.mjs preloaded into every thread; the
 // table shows process RSS and, per thread, the JS heap, external memory and each
@@ -10,7 +10,11 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { benchInputs } from "./inputs.ts";
 
-const models = process.argv.slice(2).length ? process.argv.slice(2) : ["small", "int8", "medium"];
+const args = process.argv.slice(2);
+// --gc: a full collection in every thread before each snapshot (what is held, not garbage).
+const gc = args.includes("--gc");
+const named = args.filter((a) => !a.startsWith("--"));
+const models = named.length ? named : ["small", "int8", "medium"];
 const mib = (n: number) => `${(n / 2 ** 20).toFixed(0)} MiB`;
 const here = (p: string) => fileURLToPath(new URL(p, import.meta.url));
 
@@ -18,7 +22,7 @@ const work = mkdtempSync(join(tmpdir(), "pixeldrop-memory-"));
 const [big] = await benchInputs();
 const inputPath = join(work, "input.jpg");
 writeFileSync(inputPath, big!.bytes);
-console.log(`bench:memory  ${new Date().toISOString()}  ${cpus().length} cores (${cpus()[0]?.model})  node ${process.version}  input ${big!.width}x${big!.height} JPEG`);
+console.log(`bench:memory  ${new Date().toISOString()}  ${cpus().length} cores (${cpus()[0]?.model})  node ${process.version}  input ${big!.width}x${big!.height} JPEG${gc ? "  (--gc: collected before each snapshot)" : ""}`);
 
 for (const model of models) {
   const dir = join(work, model);
@@ -27,8 +31,8 @@ for (const model of models) {
   const out = join(dir, "result.json");
   const child = spawnSync(
     "nice",
-    ["-n", "10", process.execPath, "--import", "tsx", "--import", here("./memory-hook.mjs"), here("./memory-child.ts"), model, inputPath, out],
-    { env: { ...process.env, MEMORY_BENCH_DIR: dir }, stdio: ["ignore", "inherit", "inherit"] },
+    ["-n", "10", process.execPath, ...(gc ? ["--expose-gc"] : []), "--import", "tsx", "--import", here("./memory-hook.mjs"), here("./memory-child.ts"), model, inputPath, out],
+    { env: { ...process.env, MEMORY_BENCH_DIR: dir, MEMORY_BENCH_GC: gc ? "1" : "0" }, stdio: ["ignore", "inherit", "inherit"] },
   );
   if (child.status !== 0) {
     console.log(`${model}: child failed (status ${child.status})`);
