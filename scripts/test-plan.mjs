@@ -1,5 +1,5 @@
-// Which test files run first (the longest, so the lanes end together) and which ones the
-// quick run leaves out. The durations behind the order come from the full run's
+// Which test files run first (the longest, so the lanes end together), which run alone,
+// and which make the quick run. The durations behind the order come from the full run's
 // "slowest jobs" table (scripts/run-tests.mjs prints it at the end).
 
 /** Lanes when PD_TEST_LANES is not set. */
@@ -35,48 +35,37 @@ const SLOW = [
 ];
 
 /**
- * Left out of `--quick`: files that start servers or processes, run the real model, drive a
- * browser, or take more than a few seconds. A path ending in "/" means the whole folder.
+ * The quick run (`--quick`): the files that need no server, no model, no browser, no
+ * spawned process and no database (an in-memory PGlite alone costs seconds per file).
+ * A path ending in "/" means the whole folder, less NOT_QUICK.
  */
-const NOT_QUICK = [
-  // Whole folders: processes killed and restarted, stores stopped, the package packed and
-  // installed, Deno and vitest runs, load and soak.
-  "test/abuse/",
-  "test/cli/",
-  "test/deno/",
-  "test/deploy/",
-  "test/faults/",
-  "test/fuzz/",
-  "test/library/",
-  "test/load/",
-  "test/money/",
-  "test/soak/",
-  "test/vitest/",
-  // The real model.
-  "test/assets/int8-masks.test.ts",
-  "test/inference/assemble.test.ts",
-  "test/inference/mask-worker.test.ts",
-  "test/inference/model-bytes.test.ts",
-  "test/inference/pool.test.ts",
-  "test/inference/session-model.test.ts",
-  "test/product/overload.test.ts",
-  "test/product/pipeline-bands.test.ts",
-  "test/product/real-photos.test.ts",
-  "test/product/responsive.test.ts",
-  "test/product/uncertainty-model.test.ts",
-  // A browser, a server process or Deno.
-  "test/client/browser.test.ts",
-  "test/console/browser.test.ts",
-  "test/console/playground-browser.test.ts",
-  "test/http/refused-upload.test.ts",
-  "test/imaging/deno.test.ts",
-  "test/limits/redis-restart.test.ts",
-  "test/observability/logger-exit.test.ts",
-  "test/observability/shutdown.test.ts",
-  "test/openapi/collection-newman.test.ts",
-  // Thousands of generated requests.
-  "test/openapi/generated-requests.test.ts",
+const QUICK = [
+  "test/architecture/",
+  "test/imaging/",
+  "test/assets/derived-model.test.ts",
+  "test/assets/quantise.test.ts",
+  "test/billing/group-writer.test.ts",
+  "test/billing/kst-prices.test.ts",
+  "test/billing/recent-spend.test.ts",
+  "test/gateway/client-address.test.ts",
+  "test/gateway/held.test.ts",
+  "test/http/multipart.test.ts",
+  "test/http/read-body.test.ts",
+  "test/inference/manifest.test.ts",
+  "test/inference/session-stub.test.ts",
+  "test/inference/tensor.test.ts",
+  "test/keys/format-hash.test.ts",
+  "test/keys/known-keys.test.ts",
+  "test/limits/invalid-key-guard.test.ts",
+  "test/limits/memory-limiter.test.ts",
+  "test/limits/retry-after-sources.test.ts",
+  "test/observability/logger.test.ts",
+  "test/openapi/postman.test.ts",
+  "test/product/admission.test.ts",
 ];
+
+/** In a QUICK folder but not quick: it spawns Deno. */
+const NOT_QUICK = ["test/imaging/deno.test.ts"];
 
 /**
  * Run after the parallel lanes, one at a time: they check that a Retry-After matches the
@@ -87,7 +76,7 @@ const ALONE = ["test/gateway/paid-first.test.ts", "test/product/overload.test.ts
 const matches = (file, list) => list.some((p) => (p.endsWith("/") ? file.startsWith(p) : file === p));
 
 export function isQuick(file) {
-  return !matches(file, NOT_QUICK);
+  return matches(file, QUICK) && !matches(file, NOT_QUICK);
 }
 
 export function runsAlone(file) {
