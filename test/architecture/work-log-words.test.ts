@@ -5,7 +5,7 @@
 //
 // The patterns are assembled from pieces (a word and its number or role kept apart in
 // this source) so that this file does not match itself. "Helper" is ordinary code
-// language (a helper thread, a helper function); only the sense of a person who did
+// language (helper threads, helper functions); only the sense of a person who did
 // something is matched, by the verbs and nouns that follow it.
 import { test } from "node:test";
 import assert from "node:assert/strict";

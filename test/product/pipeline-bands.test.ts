@@ -1,6 +1,6 @@
 // The pipeline's row bands on real helper threads (src/engine/pipeline/pipeline-bands.ts): the
 // same PNG bytes as with every band on one thread, for every tier and format; a band
-// that fails in a helper thread fails that run only; and a pool worker with two session threads
+// that fails in a band thread fails that run only; and a pool worker with two session threads
 // reports its helper.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
@@ -34,7 +34,7 @@ before(async () => {
 });
 after(() => bands?.dispose());
 
-test("with a helper thread the PNG is the same bytes as on one thread", async () => {
+test("with a second band thread the PNG is the same bytes as on one thread", async () => {
   assert.equal(bands.parts, 2);
   const cases: Array<[string, PipelineJob["size"], boolean]> = [
     ["photos/rocket.jpg", "full", true],

@@ -23,7 +23,7 @@ export interface RowBands {
   /**
    * Runs `task` over rows 0 ≤ y < rows, cut into bands whose inner edges fall on
    * multiples of `align`; resolves when every band is done. Every typed array in
-   * `args` that a helper thread writes or reads must come from bytes()/floats().
+   * `args` that band threads write or read must come from bytes()/floats().
    */
   run<T extends BandTaskName>(task: T, args: BandTaskArgs<T>, rows: number, align?: number): Promise<void>;
 }

@@ -5,7 +5,7 @@
 // long as the worker: a 12 MP job needs about 80 MB of it, and reusing it spares the page
 // faults of fresh buffers on every job (about 15 ms per 48 MB image here).
 //
-// A helper thread that fails to start leaves the worker on inlineBands; one that dies later
+// A band thread that fails to start leaves the worker on inlineBands; one that dies later
 // fails the job it was in (its band is half-written, so it cannot be redone safely) and
 // every later job runs its bands on the worker's own thread.
 import type { Worker } from "node:worker_threads";
