@@ -75,20 +75,20 @@ console.log(`== ${jobCount} jobs on ${lanes} lanes${aloneJobs.length ? `, then $
 
 const totals = { tests: 0, pass: 0, fail: 0, cancelled: 0, skipped: 0, todo: 0 };
 const failed = [];
-let finished = 0;
 const results = [];
-const report = ({ job, status, output, seconds }) => {
-  finished++;
+const report = (result) => {
+  const { job, status, output, seconds } = result;
+  results.push(result);
   const counts = runnerCounts(output);
   for (const k of Object.keys(totals)) totals[k] += counts[k] ?? 0;
   if (status !== 0) failed.push(job.label);
   const tally = counts.tests !== undefined ? ` · ${counts.pass} passed, ${counts.fail} failed, ${counts.skipped} skipped` : "";
-  console.log(`\n── [${finished}/${jobCount}] ${job.label} · ${seconds.toFixed(1)} s · ${status === 0 ? "ok" : `FAILED (exit ${status})`}${tally}`);
+  console.log(`\n── [${results.length}/${jobCount}] ${job.label} · ${seconds.toFixed(1)} s · ${status === 0 ? "ok" : `FAILED (exit ${status})`}${tally}`);
   console.log(output.trimEnd());
 };
 try {
-  results.push(...(await runLanes(jobs, stores.envs, report)));
-  results.push(...(await runLanes(aloneJobs, stores.envs.slice(0, 1), report)));
+  await runLanes(jobs, stores.envs, report);
+  await runLanes(aloneJobs, stores.envs.slice(0, 1), report);
 } finally {
   await stores.drop();
 }

@@ -60,22 +60,18 @@ export function runnerCounts(output) {
 
 /**
  * Runs `jobs` ({ label, command, args, env?, cwd }) on `envs.length` lanes, longest first
- * as given. Calls onDone(job, { status, output, seconds }) as each ends.
+ * as given. Calls onDone({ job, status, output, seconds }) as each ends.
  */
 export async function runLanes(jobs, envs, onDone) {
   const queue = [...jobs];
-  const results = [];
   async function lane(env) {
     for (let job = queue.shift(); job; job = queue.shift()) {
       const started = performance.now();
       const result = await runJob(job, { ...env, ...job.env });
-      const done = { job, ...result, seconds: (performance.now() - started) / 1000 };
-      results.push(done);
-      onDone(done);
+      onDone({ job, ...result, seconds: (performance.now() - started) / 1000 });
     }
   }
   await Promise.all(envs.map(lane));
-  return results;
 }
 
 function runJob(job, env) {

@@ -73,7 +73,9 @@ const NOT_QUICK = ["test/imaging/deno.test.ts"];
  */
 const ALONE = ["test/gateway/paid-first.test.ts", "test/product/overload.test.ts"];
 
-const matches = (file, list) => list.some((p) => (p.endsWith("/") ? file.startsWith(p) : file === p));
+/** A path ending in "/" names a folder and everything under it; any other, one file. */
+const covers = (path, file) => (path.endsWith("/") ? file.startsWith(path) : file === path);
+const matches = (file, list) => list.some((p) => covers(p, file));
 
 export function isQuick(file) {
   return matches(file, QUICK) && !matches(file, NOT_QUICK);
@@ -85,7 +87,7 @@ export function runsAlone(file) {
 
 export function slowFirst(files) {
   const rank = (f) => {
-    const i = SLOW.findIndex((p) => (p.endsWith("/") ? f.startsWith(p) : f === p));
+    const i = SLOW.findIndex((p) => covers(p, f));
     return i < 0 ? SLOW.length : i;
   };
   return [...files].sort((a, b) => rank(a) - rank(b) || (a < b ? -1 : 1));
