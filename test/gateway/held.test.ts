@@ -10,13 +10,19 @@ function recording() {
   return { given, give };
 }
 
-test("a call that fails gives everything back, newest first", async () => {
-  const { given, give } = recording();
+/** What a paid call takes, in its order: the body's budget, the claim, the permits, the hold. */
+function heldAsAPaidCall(give: (name: string) => () => Promise<void>) {
   const held = createHeld();
   held.always(give("budget"));
   held.unlessSucceeded(give("claim"));
   held.always(give("permits"));
   held.unlessSucceeded(give("hold"));
+  return held;
+}
+
+test("a call that fails gives everything back, newest first", async () => {
+  const { given, give } = recording();
+  const held = heldAsAPaidCall(give);
   await held.giveBackAll(() => assert.fail("no give-back failed"));
   assert.deepEqual(given, ["hold", "permits", "claim", "budget"]);
   assert.equal(held.succeeded, false);
@@ -24,11 +30,7 @@ test("a call that fails gives everything back, newest first", async () => {
 
 test("a call that succeeds keeps what stands on success and gives back the rest", async () => {
   const { given, give } = recording();
-  const held = createHeld();
-  held.always(give("budget"));
-  held.unlessSucceeded(give("claim"));
-  held.always(give("permits"));
-  held.unlessSucceeded(give("hold"));
+  const held = heldAsAPaidCall(give);
   held.succeed();
   await held.giveBackAll(() => assert.fail("no give-back failed"));
   assert.deepEqual(given, ["permits", "budget"]);
