@@ -16,8 +16,12 @@ import { announcedLength, LEFT_UNREAD, MAX_BODY_BYTES } from "./read-body.ts";
 
 /** Most bytes read off and thrown away before an answer: a few over-cap uploads' worth. */
 export const DRAIN_MAX_BYTES = 4 * MAX_BODY_BYTES;
-/** A client silent this long is waiting for the answer, not sending. */
-export const DRAIN_IDLE_MS = 1500;
+/**
+ * A client silent this long is waiting for the answer, not sending. Long enough for a
+ * sending client that its host stalls (a fetch client on a 2-core host at load 10 was
+ * seen silent for over 1.5 s mid-upload, and got EPIPE), short against the request bound.
+ */
+export const DRAIN_IDLE_MS = 5000;
 
 type Outcome = "done" | "too-much" | "idle";
 
