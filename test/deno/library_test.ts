@@ -2,11 +2,14 @@
 // package (dist/, as `npm run build` or the test runner leaves it) imported by path, the
 // JavaScript a Deno user gets from the npm package. The real model on a real
 // photo, ImageError, abort, dispose leaving nothing running; and a `deno run` of a script
-// that never disposes its remover, which must still exit by itself.
+// that never disposes its remover (with the tiny model of IS-Net's shape,
+// test/support/tiny-onnx.ts: the exit does not depend on the model), which must still
+// exit by itself.
 // (Named *_test.ts: Deno's pattern, not the `.test.ts` of Node's runner.)
 import { createRemover, ImageError, InferenceError } from "../../dist/index.js";
 import { decodeImage } from "../../src/engine/imaging/index.ts";
 import { maskProblems, PHOTO_CASES } from "../support/photo-masks.ts";
+import { writeTinyModel } from "../support/tiny-onnx.ts";
 
 const photo = (name: string) => Deno.readFileSync(new URL(`../fixtures/${name}`, import.meta.url));
 
@@ -43,12 +46,14 @@ Deno.test("createRemover under Deno: a real photo's mask, ImageError, abort, dis
 
 Deno.test("a Deno script that never disposes its idle remover exits by itself", async () => {
   const script = new URL("./fixtures/no-dispose.ts", import.meta.url);
+  const tiny = writeTinyModel();
   const out = await new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", "--no-check", script.pathname],
+    args: ["run", "-A", "--no-check", script.pathname, tiny.path],
     stdout: "piped",
     stderr: "piped",
     signal: AbortSignal.timeout(240_000),
   }).output();
+  tiny.remove();
   const stderr = new TextDecoder().decode(out.stderr);
   assert(out.signal === null, `killed after 240 s: the idle pool kept Deno alive\n${stderr}`);
   assert(out.code === 0, stderr);

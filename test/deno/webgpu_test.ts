@@ -4,13 +4,10 @@
 // (test/support/tiny-onnx.ts), described by a manifest and resolved as the service resolves
 // MODEL, then run through the engine's mask session on each backend. CI installs the
 // adapter's Debian packages (mesa-vulkan-drivers, libvulkan1) in .ci/run.
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { PACKAGE_WASM_DIR } from "../../src/engine/assets/paths.ts";
 import { resolveModel } from "../../src/engine/inference/manifest.ts";
 import { createMaskSession, type BackendChoice } from "../../src/engine/inference/session.ts";
-import { tinyIsNetModel } from "../support/tiny-onnx.ts";
+import { writeTinyModel } from "../support/tiny-onnx.ts";
 
 function assert(cond: unknown, msg: string): asserts cond {
   if (!cond) throw new Error(msg);
@@ -20,13 +17,10 @@ const SIZE = 64;
 
 /** The tiny model in a folder of its own with its manifest, resolved by name like MODEL=tiny. */
 async function tinyModel() {
-  const dir = mkdtempSync(join(tmpdir(), "pd-webgpu-"));
-  const model = tinyIsNetModel(SIZE, SIZE);
-  writeFileSync(join(dir, model.entry.file), model.bytes);
-  writeFileSync(join(dir, "manifest.json"), JSON.stringify({ version: 1, models: { tiny: model.entry } }));
-  const resolved = await resolveModel({ model: "tiny", modelsDir: dir, verify: true });
+  const tiny = writeTinyModel(SIZE, SIZE);
+  const resolved = await resolveModel({ model: "tiny", modelsDir: tiny.dir, verify: true });
   assert(resolved.ok, `the manifest describes the tiny model: ${resolved.ok ? "" : resolved.title}`);
-  return { dir, resolved };
+  return { tiny, resolved };
 }
 
 /** A varied picture: gradients in each channel, so the mask is far from constant. */
@@ -60,7 +54,7 @@ Deno.test("Deno offers a software WebGPU adapter here (the precondition of the t
 });
 
 Deno.test("backend webgpu runs the model on the software adapter and gives the WebAssembly mask", async () => {
-  const { dir, resolved } = await tinyModel();
+  const { tiny, resolved } = await tinyModel();
   try {
     const gpu = await maskWith("webgpu", resolved.path, resolved.entry);
     const cpu = await maskWith("wasm", resolved.path, resolved.entry);
@@ -74,16 +68,16 @@ Deno.test("backend webgpu runs the model on the software adapter and gives the W
     // Float32 on both; GPU kernels may sum in another order, so one level of 255 is allowed.
     assert(worst <= 1, `WebGPU and WebAssembly masks differ by up to ${worst} levels`);
   } finally {
-    rmSync(dir, { recursive: true, force: true });
+    tiny.remove();
   }
 });
 
 Deno.test("backend auto refuses the software adapter and runs on WebAssembly", async () => {
-  const { dir, resolved } = await tinyModel();
+  const { tiny, resolved } = await tinyModel();
   try {
     const auto = await maskWith("auto", resolved.path, resolved.entry);
     assert(auto.backend === "wasm", `auto chose ${auto.backend} on a software adapter`);
   } finally {
-    rmSync(dir, { recursive: true, force: true });
+    tiny.remove();
   }
 });

@@ -144,6 +144,31 @@ test("bad paths: missing file, same name but different bytes, unknown bytes", as
   }
 });
 
+test("a path outside the models dir resolves by the manifest.json beside it, first; a broken one is reported", async () => {
+  const f = fakeModels();
+  const own = mkdtempSync(join(tmpdir(), "pd-manifest-own-"));
+  try {
+    // Named like the package's entry "a", other bytes: the description beside it wins.
+    const bytes = new Uint8Array([5, 6, 7]);
+    writeFileSync(join(own, "tiny-a.onnx"), bytes);
+    writeFileSync(join(own, "manifest.json"), JSON.stringify({ version: 1, models: { mine: { ...entry("tiny-a.onnx", bytes), inputSize: [16, 32] } } }));
+    const r = await resolveModel({ model: join(own, "tiny-a.onnx"), modelsDir: f.dir });
+    assert.ok(r.ok, r.ok ? "" : r.title);
+    assert.equal(r.name, "mine");
+    assert.deepEqual(r.entry.inputSize, [16, 32]);
+    // A file that the folder's manifest does not list still resolves by the package's, by sha256.
+    writeFileSync(join(own, "copy.onnx"), new Uint8Array([9, 9, 9]));
+    const byPackage = await resolveModel({ model: join(own, "copy.onnx"), modelsDir: f.dir });
+    assert.ok(byPackage.ok && byPackage.name === "b");
+    writeFileSync(join(own, "manifest.json"), "{ not json");
+    const broken = await resolveModel({ model: join(own, "tiny-a.onnx"), modelsDir: f.dir });
+    assert.ok(!broken.ok && /cannot read model manifest/.test(broken.title));
+  } finally {
+    rmSync(own, { recursive: true, force: true });
+    f.cleanup();
+  }
+});
+
 test("invalid manifests are reported with the offending field", () => {
   const r = parseManifest({ version: 1, models: { x: { file: "../escape.onnx", sha256: "zz" } } });
   assert.equal(r.ok, false);

@@ -1,6 +1,9 @@
 // The library through its public entry only ("pixeldrop", which resolves to the built
-// dist/): the real model on a real photo, every input kind, ImageError on junk, options
-// errors, abort, the caller's buffer left whole, and a process that exits without dispose.
+// dist/): the real model on a real photo; then, with a tiny model of IS-Net's shape passed
+// by path (test/support/tiny-onnx.ts: what the engine does around the model does not
+// depend on which model it is, and each IS-Net run costs seconds), every input kind,
+// ImageError on junk, options errors, abort, the caller's buffer left whole, and a process
+// that exits without dispose; the output options on the real model again.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
@@ -9,19 +12,28 @@ import { fileURLToPath } from "node:url";
 import { createRemover, ImageError, InferenceError, type Remover } from "pixeldrop";
 import { decodeImage } from "../../src/engine/imaging/index.ts";
 import { maskProblems, PHOTO_CASES } from "../support/photo-masks.ts";
+import { writeTinyModel, type TinyModelDir } from "../support/tiny-onnx.ts";
 
 const photo = (name: string) => new Uint8Array(readFileSync(new URL(`../fixtures/${name}`, import.meta.url)));
 const PNG_SIGNATURE = [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a];
 
+let real: Remover;
 let remover: Remover;
+let tiny: TinyModelDir;
 before(async () => {
-  remover = await createRemover({ model: "small", backend: "wasm", threads: 2 });
+  tiny = writeTinyModel();
+  real = await createRemover({ model: "small", backend: "wasm", threads: 2 });
+  remover = await createRemover({ model: tiny.path, backend: "wasm", threads: 2 });
 });
-after(() => remover?.dispose());
+after(async () => {
+  await real?.dispose();
+  await remover?.dispose();
+  tiny?.remove();
+});
 
 test("a real photo: subject opaque, background clear, sizes and box as documented", async () => {
   const c = PHOTO_CASES[0]!; // astronaut, 512 x 512
-  const cut = await remover.remove(photo(c.name));
+  const cut = await real.remove(photo(c.name));
   assert.deepEqual([...cut.png.subarray(0, 8)], PNG_SIGNATURE);
   assert.equal(cut.width, 512);
   assert.equal(cut.height, 512);
@@ -31,7 +43,7 @@ test("a real photo: subject opaque, background clear, sizes and box as documente
   const f = cut.foreground;
   assert.ok(f.width > 0 && f.height > 0 && f.left + f.width <= cut.width && f.top + f.height <= cut.height, JSON.stringify(f));
   assert.ok(cut.processingMs > 0);
-  assert.equal(remover.backend, "wasm");
+  assert.equal(real.backend, "wasm");
 });
 
 test("every input kind gives the same cut-out, and the caller's buffer stays whole", async () => {
@@ -90,17 +102,18 @@ test("abort: an aborted signal rejects at once; a queued job is withdrawn, the r
 
 test("a process that never disposes its idle remover still exits by itself", () => {
   const script = fileURLToPath(new URL("./fixtures/no-dispose.mjs", import.meta.url));
-  const r = spawnSync(process.execPath, [script], { encoding: "utf8", timeout: 180_000 });
+  const r = spawnSync(process.execPath, [script, tiny.path], { encoding: "utf8", timeout: 180_000 });
   assert.equal(r.signal, null, `killed after 180 s: the idle pool kept the process alive\n${r.stderr}`);
   assert.equal(r.status, 0, r.stderr);
   assert.match(r.stdout, /cut 451x300, not disposed/);
 });
 
 test("channels, bgColor and uncertainty, as the API's channels, bg_color and X-PD-Uncertainty", async () => {
+  // The real model: the backdrop check needs a corner that is truly background.
   const image = photo("photos/astronaut.png");
-  const alpha = await remover.remove(image, { size: "preview", channels: "alpha" });
+  const alpha = await real.remove(image, { size: "preview", channels: "alpha" });
   assert.equal(alpha.png[25], 0, "greyscale PNG (IHDR colour type 0)");
-  const over = await remover.remove(image, { size: "preview", bgColor: "#ffffff" });
+  const over = await real.remove(image, { size: "preview", bgColor: "#ffffff" });
   const decoded = await decodeImage(over.png);
   assert.ok(decoded.ok);
   assert.equal(decoded.image.data[3], 255, "an opaque colour gives opaque output");

@@ -2,9 +2,10 @@
 // from, and how to feed it. Everything the session needs to pre- and post-process lives
 // here, so adding a model is a manifest entry, not a code change. MODEL=small|medium
 // picks an entry by name; MODEL=<path.onnx> must match an entry by file name or sha256,
-// because without an entry we would not know the model's input size or normalisation.
+// in models/manifest.json or in a manifest.json beside the file (a model of the caller's
+// own), because without an entry we would not know its input size or normalisation.
 import { readFile, stat } from "node:fs/promises";
-import { basename, join, resolve } from "node:path";
+import { basename, dirname, join, resolve } from "node:path";
 import { z } from "zod";
 import { sha256OfFile } from "./file-hash.ts";
 import { inferenceFailure, messageOf, type InferenceFailure } from "./errors.ts";
@@ -123,6 +124,26 @@ export async function resolveModel(opts: {
   if (size === undefined) return inferenceFailure("model_unavailable", `model file ${path} does not exist`);
   const sha256 = await sha256OfFile(path);
 
+  // A model of the caller's own may be described by a manifest.json in its folder; that
+  // description comes first, then the package's.
+  const besidePath = join(dirname(path), "manifest.json");
+  if (resolve(besidePath) !== resolve(opts.modelsDir, "manifest.json") && (await fileSize(besidePath)) !== undefined) {
+    const beside = await loadManifest(besidePath);
+    if (!beside.ok) return beside;
+    const found = entryFor(beside.manifest, path, sha256, size);
+    if (found) return found;
+  }
+  return (
+    entryFor(manifest, path, sha256, size) ??
+    inferenceFailure(
+      "model_unavailable",
+      `model file ${path} (sha256 ${sha256}) has no manifest entry by file name or sha256; add one to models/manifest.json or to a manifest.json beside it`,
+    )
+  );
+}
+
+/** The entry of `manifest` that describes the file: by file name (then the hash must match) or by sha256. */
+function entryFor(manifest: ModelManifest, path: string, sha256: string, size: number): ResolvedModel | InferenceFailure | undefined {
   const byName = Object.entries(manifest.models).find(([, e]) => e.file === basename(path));
   if (byName) {
     const [name, entry] = byName;
@@ -135,9 +156,5 @@ export async function resolveModel(opts: {
     return { ok: true, name, entry, path };
   }
   const byHash = Object.entries(manifest.models).find(([, e]) => e.sha256 === sha256);
-  if (byHash) return { ok: true, name: byHash[0], entry: byHash[1], path };
-  return inferenceFailure(
-    "model_unavailable",
-    `model file ${path} (sha256 ${sha256}) has no manifest entry by file name or sha256; add one to models/manifest.json`,
-  );
+  return byHash ? { ok: true, name: byHash[0], entry: byHash[1], path } : undefined;
 }

@@ -8,7 +8,7 @@ export type PublicBackend = "auto" | "wasm" | "webgpu" | "native";
 const BACKENDS: readonly PublicBackend[] = ["auto", "wasm", "webgpu", "native"];
 
 export interface RemoverOptions {
-  /** "small" (default, the service's model), "medium", "int8" (ours, derived from medium at install: medium's masks at about 1.1 × small's time), or a path to an .onnx file with a manifest entry. */
+  /** "small" (default, the service's model), "medium", "int8" (ours, derived from medium at install: medium's masks at about 1.1 × small's time), or a path to an .onnx file listed in the package's models/manifest.json or in a manifest.json beside the file. */
   model?: "small" | "medium" | "int8" | (string & {});
   /** "auto" (default): WebGPU when a hardware adapter exists, else WebAssembly. "native" needs onnxruntime-node. */
   backend?: PublicBackend;
