@@ -11,6 +11,7 @@ import { join } from "node:path";
 import { parseRemoveArgs } from "../../src/cli/args.ts";
 import { runBatch } from "../../src/cli/batch.ts";
 import { main } from "../../src/cli/main.ts";
+import { writeTinyModel } from "../support/tiny-onnx.ts";
 import { planOutputs } from "../../src/cli/output-names.ts";
 import { decodeImage } from "../../src/engine/imaging/index.ts";
 import { startService, TINY_PNG, type Service } from "../client/setup.ts";
@@ -145,8 +146,16 @@ describe("--channels and --bg-color", () => {
   test("local: the same options reach the pipeline", async () => {
     const { dir, outDir } = await tree({ "in/x.png": TINY_PNG });
     const lines: string[] = [];
-    assert.equal(await main(["remove", join(dir, "in", "x.png"), "-o", join(outDir, "alpha"), "--channels", "alpha", "--backend", "wasm"], (s) => lines.push(s), {}), 0, lines.join("\n"));
-    assert.equal(await main(["remove", join(dir, "in", "x.png"), "-o", join(outDir, "bg"), "--bg-color", "red", "--backend", "wasm"], (s) => lines.push(s), {}), 0, lines.join("\n"));
+    // The tiny model of IS-Net's shape: the options' effect does not depend on the model
+    // (test/cli/cli.test.ts cuts a photo with the real one).
+    const tiny = writeTinyModel();
+    const local = ["--backend", "wasm", "--model", tiny.path];
+    try {
+      assert.equal(await main(["remove", join(dir, "in", "x.png"), "-o", join(outDir, "alpha"), "--channels", "alpha", ...local], (s) => lines.push(s), {}), 0, lines.join("\n"));
+      assert.equal(await main(["remove", join(dir, "in", "x.png"), "-o", join(outDir, "bg"), "--bg-color", "red", ...local], (s) => lines.push(s), {}), 0, lines.join("\n"));
+    } finally {
+      tiny.remove();
+    }
     const alphaPng = await readFile(join(outDir, "alpha", "x.png"));
     assert.equal(alphaPng[25], 0, "greyscale PNG");
     const bg = await pixels(join(outDir, "bg", "x.png"));
