@@ -1,7 +1,8 @@
 // A stranger's install: `npm pack` this repository, install the tarball into an empty
 // project with install scripts disabled (npm may block a dependency's scripts), and cut
 // out a photo from a plain .mjs script, in Node (no tsx, no loader) and in Deno (the
-// package.json bare specifier, node_modules/ managed by npm). The default model comes in
+// package.json bare specifier, node_modules/ managed by npm; a tiny model passed by
+// path, since the carried model's cut-outs are shown in Node). The default model comes in
 // the tarball, so neither the model data package nor onnxruntime-node nor the development
 // loop's tsx/esbuild is installed; the onnxruntime-web runtime is copied on first use.
 import { test, after } from "node:test";
@@ -11,6 +12,7 @@ import { copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSyn
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { writeTinyModel } from "../support/tiny-onnx.ts";
 
 // Plain JavaScript without declarations (it runs before anything is compiled).
 const stampModule: string = "../../src/build-stamp.mjs";
@@ -23,7 +25,8 @@ after(() => rmSync(work, { recursive: true, force: true }));
 
 const CUT_SCRIPT = `import { readFileSync, writeFileSync } from "node:fs";
 import { removeBackground } from "pixeldrop";
-const cut = await removeBackground(readFileSync(process.argv[2] ?? "photo.png"), { size: "preview", backend: "wasm" });
+const model = process.argv[3]; // a model file of the caller's own, when given
+const cut = await removeBackground(readFileSync(process.argv[2] ?? "photo.png"), { size: "preview", backend: "wasm", ...(model ? { model } : {}) });
 writeFileSync("cutout.png", cut.png);
 console.log(JSON.stringify({ width: cut.width, height: cut.height, bytes: cut.png.length }));
 `;
@@ -81,7 +84,11 @@ test("Deno runs the same script against the npm-installed package (bare specifie
   assert.ok(project, "the install test ran first");
   writeFileSync(join(project, "deno.json"), JSON.stringify({ nodeModulesDir: "manual" }));
   rmSync(join(project, "cutout.png"));
-  const r = spawnSync(DENO, ["run", "-A", "cut.mjs"], { cwd: project, encoding: "utf8", timeout: 300_000 });
+  // The tiny model of IS-Net's shape, passed by path: what this shows is Deno resolving and
+  // running the installed package; the carried model's cut-outs are the tests around it.
+  const tiny = writeTinyModel();
+  const r = spawnSync(DENO, ["run", "-A", "cut.mjs", "photo.png", tiny.path], { cwd: project, encoding: "utf8", timeout: 300_000 });
+  tiny.remove();
   assert.equal(r.status, 0, r.stderr);
   assert.equal(JSON.parse(r.stdout.trim().split("\n").pop()!).height, 300);
   assert.ok(existsSync(join(project, "cutout.png")));
