@@ -17,6 +17,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { freePort } from "../support/free-port.ts";
+import { writeTinyModel } from "../support/tiny-onnx.ts";
 
 // Plain JavaScript without declarations (it runs before anything is compiled).
 const stampModule: string = "../../src/build-stamp.mjs";
@@ -50,9 +51,13 @@ function assertNoLoader(lines: string[], mustInclude: string[]) {
 test("the CLI from the checkout (bin/pixeldrop.mjs) runs dist/, workers included, with no TypeScript loader", { timeout: 300_000 }, () => {
   const log = join(work, "cli-modules.log");
   const out = join(work, "cli-out");
+  // The tiny model of IS-Net's shape by path: what loads is the question here, and the
+  // installed CLI below runs the real one.
+  const tiny = writeTinyModel();
+  after(() => tiny.remove());
   const r = spawnSync(
     process.execPath,
-    ["--import", HOOKS, "bin/pixeldrop.mjs", "remove", "test/fixtures/photos/chelsea.png", "-o", out, "--size", "preview", "--backend", "wasm", "--threads", "1"],
+    ["--import", HOOKS, "bin/pixeldrop.mjs", "remove", "test/fixtures/photos/chelsea.png", "-o", out, "--size", "preview", "--backend", "wasm", "--threads", "1", "--model", tiny.path],
     { cwd: REPO, env: { ...baseEnv(), NO_TSX_LOG: log }, encoding: "utf8", timeout: 280_000 },
   );
   assert.equal(r.status, 0, r.stderr);
