@@ -1,6 +1,7 @@
-// Real server processes for the multi-process and crash suites: `node --import tsx
-// src/main.ts` with the stub model, on a port the OS picks (PORT=0; the port is read
-// from the "listening" log line). Tests talk to them over real sockets, kill them with
+// Real server processes for the multi-process and crash suites: `node dist/main.js` (what
+// `npm start` runs, built by the test command before the tests; no TypeScript loader to
+// load in every process) with the stub model, on a port the OS picks (PORT=0; the port
+// is read from the "listening" log line). Tests talk to them over real sockets, kill them with
 // real signals, and must stop every one they start (stopAll in `after`).
 import { spawn, type ChildProcess } from "node:child_process";
 import { fileURLToPath } from "node:url";
@@ -25,7 +26,7 @@ export interface StartOptions {
   /** Wait for /readyz (models warm, stores reachable); default true. */
   waitReady?: boolean;
   timeoutMs?: number;
-  /** The program that starts the service; default `node --import tsx src/main.ts`. */
+  /** The program that starts the service; default `node dist/main.js`. */
   command?: { file: string; args: string[] };
 }
 
@@ -42,7 +43,7 @@ export async function startServer(env: Record<string, string>, o: StartOptions =
     if (v === undefined || k.startsWith("NODE_TEST") || k === "DATABASE_URL" || k === "REDIS_URL") continue;
     base[k] = v;
   }
-  const command = o.command ?? { file: process.execPath, args: ["--import", "tsx", "src/main.ts"] };
+  const command = o.command ?? { file: process.execPath, args: ["dist/main.js"] };
   const child: ChildProcess = spawn(command.file, command.args, {
     cwd: REPO_ROOT,
     env: {
