@@ -11,6 +11,7 @@ import { fileURLToPath } from "node:url";
 import { DataType, parseModel } from "../../src/engine/assets/onnx-graph.ts";
 import { calibrateRanges } from "../../src/engine/assets/quantise-calibrate.ts";
 import { prepareStatic, quantiseStatic, rangeParams } from "../../src/engine/assets/quantise-static.ts";
+import { importNativeOrt } from "../../src/engine/inference/backend-native.ts";
 import { createMaskSession } from "../../src/engine/inference/session.ts";
 import { tinyIsNetModel } from "../support/tiny-onnx.ts";
 
@@ -44,7 +45,8 @@ test("range parameters hold zero exactly; a non-negative range has zero point 0 
   assert.ok(rangeParams(0, 0).scale > 0, "a constant-zero tensor still gets a usable scale");
 });
 
-test("calibrated static graph: int8 per-channel weights, one Q/DQ pair per quantised tensor, deterministic, and its mask matches the float graph's on WebAssembly", async () => {
+test("calibrated static graph: int8 per-channel weights, one Q/DQ pair per quantised tensor, deterministic, and its mask matches the float graph's on WebAssembly (calibration needs onnxruntime-node)", async (t) => {
+  if (!(await importNativeOrt().then(() => true, () => false))) return t.skip("onnxruntime-node did not load");
   const tiny = tinyIsNetModel(SIZE, SIZE);
   const g = prepareStatic(tiny.bytes, []);
   const inputs = [0, 1, 2].map((s) => nchw(image(s)));
