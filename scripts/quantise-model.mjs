@@ -4,12 +4,13 @@
 //
 // Usage: node scripts/quantise-model.mjs <out.onnx> [--scales per-channel|per-tensor]
 //          [--asymmetric] [--keep-float /stage1d/,/side1/] [--from models/isnet-medium.onnx]
-//          [--static ranges.json [--calibrate [--photos a.png,b.jpg]]]
+//          [--static ranges.json [--calibrate [--photos a.png,b.jpg] [--tail 0.0001]]]
 // --static makes the static form (src/engine/assets/quantise-static.ts: QDQ pairs that ORT
 // fuses into QLinearConv) from the activation ranges in ranges.json; --calibrate first
 // writes that file by running the float model on onnxruntime-node over the photos in
 // test/fixtures/photos (or those --photos names), each also mirrored
-// (src/engine/assets/quantise-calibrate.ts).
+// (src/engine/assets/quantise-calibrate.ts); ranges are each tensor's min and max, or with
+// --tail its tail and 1 − tail points.
 import { createHash } from "node:crypto";
 import { existsSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
 import { register } from "tsx/esm/api";
@@ -24,6 +25,7 @@ let from = new URL("../models/isnet-medium.onnx", import.meta.url);
 let rangesFile;
 let calibrate = false;
 let photos;
+let tail = 0;
 for (let i = 1; i < argv.length; i++) {
   if (argv[i] === "--scales" && ["per-channel", "per-tensor"].includes(argv[i + 1])) opts.scales = argv[++i];
   else if (argv[i] === "--asymmetric") opts.symmetric = false;
@@ -32,13 +34,14 @@ for (let i = 1; i < argv.length; i++) {
   else if (argv[i] === "--static" && argv[i + 1]) rangesFile = argv[++i];
   else if (argv[i] === "--calibrate") calibrate = true;
   else if (argv[i] === "--photos" && argv[i + 1]) photos = argv[++i].split(",").filter(Boolean);
+  else if (argv[i] === "--tail" && Number(argv[i + 1]) >= 0 && Number(argv[i + 1]) < 0.5) tail = Number(argv[++i]);
   else {
     console.error(`unknown argument ${argv[i]}`);
     process.exit(2);
   }
 }
 if (!out || out.startsWith("--") || (calibrate && !rangesFile)) {
-  console.error("usage: node scripts/quantise-model.mjs <out.onnx> [--scales per-channel|per-tensor] [--asymmetric] [--keep-float a,b] [--from file] [--static ranges.json [--calibrate [--photos a,b]]]");
+  console.error("usage: node scripts/quantise-model.mjs <out.onnx> [--scales per-channel|per-tensor] [--asymmetric] [--keep-float a,b] [--from file] [--static ranges.json [--calibrate [--photos a,b] [--tail f]]]");
   process.exit(2);
 }
 const fp16 = new Uint8Array(readFileSync(from));
@@ -64,9 +67,9 @@ if (rangesFile) {
     }
     if (inputs.length === 0) throw new Error(`no calibration photos${photos ? ` named ${photos.join(", ")}` : ""}`);
     // Every tensor of the fully quantised graph, so one file serves any --keep-float.
-    const ranges = await calibrateRanges(prepareStatic(fp16, []), inputs, { inputName: "input", dims: [1, 3, 1024, 1024] });
+    const ranges = await calibrateRanges(prepareStatic(fp16, []), inputs, { inputName: "input", dims: [1, 3, 1024, 1024], tail });
     writeFileSync(rangesFile, JSON.stringify(ranges, null, 1) + "\n");
-    console.log(`${rangesFile}: ${Object.keys(ranges).length} activation ranges from ${inputs.length} calibration inputs`);
+    console.log(`${rangesFile}: ${Object.keys(ranges).length} activation ranges from ${inputs.length} calibration inputs, tail ${tail}`);
   }
   if (!existsSync(rangesFile)) {
     console.error(`${rangesFile} does not exist: add --calibrate to make it`);

@@ -53,6 +53,9 @@ test("calibrated static graph: int8 per-channel weights, one Q/DQ pair per quant
   const ranges = await calibrateRanges(g, inputs, { inputName: "input", dims: [1, 3, SIZE, SIZE], threads: 1 });
   assert.deepEqual(Object.keys(ranges).sort(), ["h2", "input"]);
   assert.ok(ranges.h2![0] >= 0 && ranges.h2![1] > 0, "a ReLU output's range is non-negative");
+  const clipped = await calibrateRanges(g, inputs, { inputName: "input", dims: [1, 3, SIZE, SIZE], threads: 1, tail: 0.25 });
+  assert.ok(clipped.h2![1] < ranges.h2![1], "a tail clips below the exact maximum");
+  assert.deepEqual(clipped.input, ranges.input, "the graph input keeps its exact range");
   assert.throws(() => quantiseStatic(g, { input: ranges.input! }), /no calibrated range for tensor h2/);
 
   const a = quantiseStatic(g, ranges);
