@@ -44,6 +44,7 @@ const QUICK = [
   "test/imaging/",
   "test/assets/derived-model.test.ts",
   "test/assets/quantise.test.ts",
+  "test/assets/quantise-static.test.ts",
   "test/billing/group-writer.test.ts",
   "test/billing/kst-prices.test.ts",
   "test/billing/recent-spend.test.ts",
