@@ -7,6 +7,7 @@
 //   node scripts/run-tests.mjs test/gateway …   these folders or files only
 //   node scripts/run-tests.mjs --quick          the edit loop: no servers, no model (scripts/test-plan.mjs)
 //   PD_TEST_LANES=1 node scripts/run-tests.mjs  one file at a time
+//   PD_TEST_CPU=1 node scripts/run-tests.mjs    adds each job's CPU seconds and the total
 import { existsSync, readdirSync, statSync } from "node:fs";
 import { join, relative } from "node:path";
 import { spawnSync } from "node:child_process";
@@ -98,7 +99,14 @@ try {
 
 const wall = (performance.now() - started) / 1000;
 console.log("\n== slowest jobs");
-for (const r of [...results].sort((a, b) => b.seconds - a.seconds).slice(0, 12)) console.log(`${r.seconds.toFixed(1).padStart(7)} s  ${r.job.label}`);
+const cpu = (r) => (r.cpuSeconds === undefined ? "" : `  ${r.cpuSeconds.toFixed(1).padStart(6)} s CPU`);
+for (const r of [...results].sort((a, b) => b.seconds - a.seconds).slice(0, 12)) console.log(`${r.seconds.toFixed(1).padStart(7)} s${cpu(r)}  ${r.job.label}`);
+const measured = results.filter((r) => r.cpuSeconds !== undefined);
+if (measured.length) {
+  console.log("\n== most CPU (PD_TEST_CPU=1)");
+  for (const r of [...measured].sort((a, b) => b.cpuSeconds - a.cpuSeconds).slice(0, 25)) console.log(`${r.cpuSeconds.toFixed(1).padStart(7)} s CPU  ${r.job.label}`);
+  console.log(`== CPU of all ${measured.length} jobs: ${measured.reduce((a, r) => a + r.cpuSeconds, 0).toFixed(0)} s`);
+}
 console.log(`\n== Node runner: ${totals.tests} tests, ${totals.pass} passed, ${totals.fail} failed, ${totals.skipped} skipped, ${totals.cancelled} cancelled, ${totals.todo} todo`);
 console.log(`== ${jobCount} jobs, ${failed.length} failed, ${wall.toFixed(0)} s wall on ${lanes} lanes`);
 for (const label of failed) console.log(`FAILED: ${label}`);

@@ -7,6 +7,9 @@
 // file by file.
 import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 
 /** Redis database numbers the lanes use; the suites that name their own (6, 8–15) keep theirs. */
 const LANE_REDIS_DBS = [0, 1, 2, 3, 4, 5, 7];
@@ -74,13 +77,38 @@ export async function runLanes(jobs, envs, onDone) {
   await Promise.all(envs.map(lane));
 }
 
+/**
+ * With PD_TEST_CPU=1 (and GNU time at /usr/bin/time), each job runs under `time` and its
+ * CPU seconds (user + system, its children's included) come back with its result: on a
+ * 2-core machine the suite is CPU-bound, so CPU, not wall time, says which file costs.
+ */
+const CPU_TIME = process.env.PD_TEST_CPU === "1" && existsSync("/usr/bin/time") ? "/usr/bin/time" : undefined;
+const cpuDir = CPU_TIME ? mkdtempSync(join(tmpdir(), "pd-test-cpu-")) : undefined;
+let jobNumber = 0;
+
 function runJob(job, env) {
   return new Promise((resolve) => {
-    const child = spawn(job.command, job.args, { cwd: job.cwd, env, stdio: ["ignore", "pipe", "pipe"] });
+    const cpuFile = cpuDir && join(cpuDir, `${jobNumber++}.txt`);
+    const [command, args] = cpuFile ? [CPU_TIME, ["-f", "%U %S", "-o", cpuFile, job.command, ...job.args]] : [job.command, job.args];
+    const child = spawn(command, args, { cwd: job.cwd, env, stdio: ["ignore", "pipe", "pipe"] });
     const chunks = [];
     child.stdout.on("data", (c) => chunks.push(c));
     child.stderr.on("data", (c) => chunks.push(c));
     child.on("error", (err) => chunks.push(Buffer.from(`could not start: ${err.message}\n`)));
-    child.on("close", (code, signal) => resolve({ status: code ?? (signal ? 1 : 0), output: Buffer.concat(chunks).toString() }));
+    child.on("close", (code, signal) =>
+      resolve({ status: code ?? (signal ? 1 : 0), output: Buffer.concat(chunks).toString(), cpuSeconds: cpuFile && cpuSecondsIn(cpuFile) }),
+    );
   });
+}
+
+/** User + system seconds from `time -f "%U %S"` (its last line; a signal note may precede it). */
+function cpuSecondsIn(file) {
+  try {
+    const [user, sys] = readFileSync(file, "utf8").trim().split("\n").at(-1).split(" ").map(Number);
+    return Number.isFinite(user + sys) ? user + sys : undefined;
+  } catch {
+    return undefined;
+  } finally {
+    rmSync(file, { force: true });
+  }
 }
