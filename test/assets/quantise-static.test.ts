@@ -3,8 +3,7 @@
 // that the static graph runs on WebAssembly and gives the float graph's mask.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { createHash } from "node:crypto";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -12,8 +11,7 @@ import { DataType, parseModel } from "../../src/engine/assets/onnx-graph.ts";
 import { calibrateRanges } from "../../src/engine/assets/quantise-calibrate.ts";
 import { prepareStatic, quantiseStatic, rangeParams } from "../../src/engine/assets/quantise-static.ts";
 import { importNativeOrt } from "../../src/engine/inference/backend-native.ts";
-import { createMaskSession } from "../../src/engine/inference/session.ts";
-import { tinyIsNetModel } from "../support/tiny-onnx.ts";
+import { openTinyVariant, tinyIsNetModel } from "../support/tiny-onnx.ts";
 
 const wasmDir = fileURLToPath(new URL("../../wasm/", import.meta.url));
 const SIZE = 64;
@@ -72,17 +70,8 @@ test("calibrated static graph: int8 per-channel weights, one Q/DQ pair per quant
 
   const dir = mkdtempSync(join(tmpdir(), "pd-qstatic-"));
   try {
-    const open = (file: string, bytes: Uint8Array) => {
-      writeFileSync(join(dir, file), bytes);
-      return createMaskSession({
-        model: { ...tiny.entry, file, sha256: createHash("sha256").update(bytes).digest("hex"), bytes: bytes.length },
-        modelPath: join(dir, file),
-        backend: "wasm",
-        threads: 1,
-        wasmDir,
-      });
-    };
-    const [f, q] = [await open("float.onnx", tiny.bytes), await open("static.onnx", a.bytes)];
+    const f = await openTinyVariant(tiny.entry, dir, "float.onnx", tiny.bytes, wasmDir);
+    const q = await openTinyVariant(tiny.entry, dir, "static.onnx", a.bytes, wasmDir);
     let worst = 0;
     for (const s of [0, 5]) {
       const [x, y] = [await f.run(image(s)), await q.run(image(s))];

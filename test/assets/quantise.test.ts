@@ -3,15 +3,14 @@
 // graph's mask (on the tiny IS-Net-shaped test graph, in milliseconds).
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseModel, writeModel } from "../../src/engine/assets/onnx-graph.ts";
 import { readFields, writeFields } from "../../src/engine/assets/onnx-wire.ts";
 import { deriveQuantisedModel, quantiseWeights } from "../../src/engine/assets/quantise.ts";
-import { createMaskSession } from "../../src/engine/inference/session.ts";
-import { tinyIsNetModel } from "../support/tiny-onnx.ts";
+import { openTinyVariant, tinyIsNetModel } from "../support/tiny-onnx.ts";
 
 const wasmDir = fileURLToPath(new URL("../../wasm/", import.meta.url));
 
@@ -62,18 +61,8 @@ test("the quantised tiny graph runs on WebAssembly and its mask matches the floa
     const kept = deriveQuantisedModel(tiny.bytes, { scales: "per-channel", symmetric: true, keepFloat: ["Conv_h3"] });
     assert.deepEqual([kept.quantised, kept.float], [1, 1]);
 
-    writeFileSync(join(dir, "float.onnx"), tiny.bytes);
-    writeFileSync(join(dir, "int8.onnx"), derived.bytes);
-    const { createHash } = await import("node:crypto");
-    const open = (file: string, bytes: Uint8Array) =>
-      createMaskSession({
-        model: { ...tiny.entry, file, sha256: createHash("sha256").update(bytes).digest("hex"), bytes: bytes.length },
-        modelPath: join(dir, file),
-        backend: "wasm",
-        threads: 1,
-        wasmDir,
-      });
-    const [f, q] = [await open("float.onnx", tiny.bytes), await open("int8.onnx", derived.bytes)];
+    const f = await openTinyVariant(tiny.entry, dir, "float.onnx", tiny.bytes, wasmDir);
+    const q = await openTinyVariant(tiny.entry, dir, "int8.onnx", derived.bytes, wasmDir);
     const rgb = new Uint8Array(64 * 64 * 3);
     for (let i = 0; i < rgb.length; i++) rgb[i] = (i * 37 + (i >> 7) * 11) & 255;
     const [a, b] = [await f.run(rgb), await q.run(rgb)];

@@ -11,6 +11,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { ModelEntry } from "../../src/engine/inference/manifest.ts";
+import { createMaskSession, type MaskSession } from "../../src/engine/inference/session.ts";
 import { DataType } from "../../src/engine/assets/onnx-graph.ts";
 import { bytesField, intField, msgField, strField, writeFields, type WireField } from "../../src/engine/assets/onnx-wire.ts";
 
@@ -120,4 +121,20 @@ export function writeTinyModel(height = 64, width = 64): TinyModelDir {
   writeFileSync(path, model.bytes);
   writeFileSync(join(dir, "manifest.json"), JSON.stringify({ version: 1, models: { tiny: model.entry } }));
   return { dir, path, model, remove: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+/**
+ * A WebAssembly mask session (1 thread) on `bytes`, a variant of the tiny model (the same
+ * contract, other weights or operators), written to `dir`/`file` with `base`'s entry
+ * re-hashed for it: how the quantiser tests run a rewritten graph beside its float one.
+ */
+export function openTinyVariant(base: ModelEntry, dir: string, file: string, bytes: Uint8Array, wasmDir: string): Promise<MaskSession> {
+  writeFileSync(join(dir, file), bytes);
+  return createMaskSession({
+    model: { ...base, file, sha256: createHash("sha256").update(bytes).digest("hex"), bytes: bytes.length },
+    modelPath: join(dir, file),
+    backend: "wasm",
+    threads: 1,
+    wasmDir,
+  });
 }

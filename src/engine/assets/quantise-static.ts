@@ -15,7 +15,7 @@
 // scale per output channel. Pure arithmetic on the bytes and the ranges: same in, same out.
 import { DataType, attrInt, parseModel, writeModel, type OnnxModel, type OnnxNode, type OnnxTensor } from "./onnx-graph.ts";
 import { fieldString, intField, msgField, readFields, strField } from "./onnx-wire.ts";
-import { quantiseWeights, tensorValues, toFloat32 } from "./quantise.ts";
+import { floatTensor, onnxNode, quantiseWeights, tensorValues, toFloat32 } from "./quantise.ts";
 
 /** Per tensor: [low, high] of the values it takes on the calibration photos. */
 export type ActivationRanges = Record<string, readonly [number, number]>;
@@ -102,8 +102,6 @@ export function rangeParams(lo: number, hi: number): QParams {
   return { scale, zero: Math.min(255, Math.max(0, Math.round(-a / scale))) };
 }
 
-const floatTensor = (name: string, dims: number[], v: ArrayLike<number>): OnnxTensor => ({ name, dims, dataType: DataType.FLOAT, raw: new Uint8Array(Float32Array.from(v).buffer) });
-const node = (opType: string, name: string, inputs: string[], outputs: string[], attributes: OnnxNode["attributes"] = []): OnnxNode => ({ opType, name, domain: "", inputs, outputs, attributes });
 const axis0 = [{ name: "axis", fields: [strField(1, "axis"), intField(3, 0), intField(20, 2)] }];
 
 /** Rewrites the prepared graph into QDQ form with the given ranges. */
@@ -127,8 +125,8 @@ export function quantiseStatic(g: StaticGraph, ranges: ActivationRanges): { byte
     params.set(t, q);
     added.push(floatTensor(`${t}_qscale`, [], [q.scale]), { name: `${t}_qzero`, dims: [], dataType: DataType.UINT8, raw: Uint8Array.of(q.zero) });
     out.push(
-      node("QuantizeLinear", `${t}_quantise`, [t, `${t}_qscale`, `${t}_qzero`], [`${t}_q`]),
-      node("DequantizeLinear", `${t}_dequantise`, [`${t}_q`, `${t}_qscale`, `${t}_qzero`], [`${t}_dq`]),
+      onnxNode("QuantizeLinear", `${t}_quantise`, [t, `${t}_qscale`, `${t}_qzero`], [`${t}_q`]),
+      onnxNode("DequantizeLinear", `${t}_dequantise`, [`${t}_q`, `${t}_qscale`, `${t}_qzero`], [`${t}_dq`]),
     );
     dequantised.set(t, `${t}_dq`);
   };
@@ -153,7 +151,7 @@ export function quantiseStatic(g: StaticGraph, ranges: ActivationRanges): { byte
         floatTensor(`${wName}_wscale`, [channels], w.scales),
         { name: `${wName}_wzero`, dims: [channels], dataType: DataType.INT8, raw: new Uint8Array(channels) },
       );
-      out.push(node("DequantizeLinear", `${wName}_dequantise`, [`${wName}_s8`, `${wName}_wscale`, `${wName}_wzero`], [`${wName}_dqw`], axis0));
+      out.push(onnxNode("DequantizeLinear", `${wName}_dequantise`, [`${wName}_s8`, `${wName}_wscale`, `${wName}_wzero`], [`${wName}_dqw`], axis0));
       n.inputs = [reads[0]!, `${wName}_dqw`];
       if (bName) {
         const b = tensorValues(inits.get(bName)!);
@@ -164,7 +162,7 @@ export function quantiseStatic(g: StaticGraph, ranges: ActivationRanges): { byte
           floatTensor(`${bName}_bscale`, [b.length], bs),
           { name: `${bName}_bzero`, dims: [b.length], dataType: DataType.INT32, raw: new Uint8Array(4 * b.length) },
         );
-        out.push(node("DequantizeLinear", `${bName}_dequantise`, [`${bName}_s32`, `${bName}_bscale`, `${bName}_bzero`], [`${bName}_dqb`], axis0));
+        out.push(onnxNode("DequantizeLinear", `${bName}_dequantise`, [`${bName}_s32`, `${bName}_bscale`, `${bName}_bzero`], [`${bName}_dqb`], axis0));
         n.inputs.push(`${bName}_dqb`);
       }
       quantised++;

@@ -50,7 +50,8 @@ export function tensorValues(t: OnnxTensor): Float32Array {
   throw new Error(`tensor ${t.name}: data type ${t.dataType} is not float`);
 }
 
-function floatTensor(name: string, dims: number[], values: ArrayLike<number>): OnnxTensor {
+/** A float32 initializer, its raw data little-endian as ONNX stores it. */
+export function floatTensor(name: string, dims: number[], values: ArrayLike<number>): OnnxTensor {
   const f = Float32Array.from(values);
   const raw = new Uint8Array(f.length * 4);
   const view = new DataView(raw.buffer);
@@ -117,7 +118,7 @@ export function quantiseWeights(w: Float32Array, outChannels: number, opts: Pick
 
 // --- the graph rewrite ---
 
-function node(opType: string, name: string, inputs: string[], outputs: string[], attributes: OnnxNode["attributes"] = []): OnnxNode {
+export function onnxNode(opType: string, name: string, inputs: string[], outputs: string[], attributes: OnnxNode["attributes"] = []): OnnxNode {
   return { opType, name, domain: "", inputs, outputs, attributes };
 }
 
@@ -151,21 +152,21 @@ export function quantiseConvs(model: OnnxModel, opts: QuantiseOptions): { quanti
     if (!xq) {
       xq = [`${x}_dq`, `${x}_dq_scale`, `${x}_dq_zero`];
       quantisedInputs.set(x, xq);
-      nodes.push(node("DynamicQuantizeLinear", `${x}_quantise`, [x], [...xq]));
+      nodes.push(onnxNode("DynamicQuantizeLinear", `${x}_quantise`, [x], [...xq]));
     }
     const y = n.outputs[0]!;
     const convAttrs = n.attributes;
-    nodes.push(node("ConvInteger", `${base}_int`, [xq[0], `${wName}_q`, xq[2], `${wName}_zero`], [`${y}_i32`], convAttrs));
-    nodes.push(node("Cast", `${base}_cast`, [`${y}_i32`], [`${y}_f32`], [{ name: "to", fields: [{ no: 1, type: 2, bytes: new TextEncoder().encode("to") }, intField(3, DataType.FLOAT), intField(20, 2)] }]));
-    nodes.push(node("Mul", `${base}_scales`, [xq[1], `${wName}_scale`], [`${y}_xw_scale`]));
+    nodes.push(onnxNode("ConvInteger", `${base}_int`, [xq[0], `${wName}_q`, xq[2], `${wName}_zero`], [`${y}_i32`], convAttrs));
+    nodes.push(onnxNode("Cast", `${base}_cast`, [`${y}_i32`], [`${y}_f32`], [{ name: "to", fields: [{ no: 1, type: 2, bytes: new TextEncoder().encode("to") }, intField(3, DataType.FLOAT), intField(20, 2)] }]));
+    nodes.push(onnxNode("Mul", `${base}_scales`, [xq[1], `${wName}_scale`], [`${y}_xw_scale`]));
     if (bName) {
-      nodes.push(node("Mul", `${base}_rescale`, [`${y}_f32`, `${y}_xw_scale`], [`${y}_unbiased`]));
+      nodes.push(onnxNode("Mul", `${base}_rescale`, [`${y}_f32`, `${y}_xw_scale`], [`${y}_unbiased`]));
       const bt = inits.get(bName)!;
       drop.add(bName);
       added.push(floatTensor(`${bName}_c11`, [bt.dims[0]!, 1, 1], tensorValues(bt)));
-      nodes.push(node("Add", `${base}_bias`, [`${y}_unbiased`, `${bName}_c11`], [y]));
+      nodes.push(onnxNode("Add", `${base}_bias`, [`${y}_unbiased`, `${bName}_c11`], [y]));
     } else {
-      nodes.push(node("Mul", `${base}_rescale`, [`${y}_f32`, `${y}_xw_scale`], [y]));
+      nodes.push(onnxNode("Mul", `${base}_rescale`, [`${y}_f32`, `${y}_xw_scale`], [y]));
     }
     quantised++;
   }
