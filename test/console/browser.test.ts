@@ -13,6 +13,7 @@ import { join } from "node:path";
 import { freshDataDir } from "../support/pglite-template.ts";
 import { fixture } from "../support/harness.ts";
 import { freePort } from "../support/free-port.ts";
+import { TS_LOADER } from "../support/ts-loader.ts";
 
 const CHROMIUM = "/usr/bin/chromium";
 const OPERATOR = "browser-test-operator-token-0123456789";
@@ -20,7 +21,7 @@ const SHOTS = new URL("../../test-results/console/", import.meta.url);
 
 
 async function startServer(dataDir: string, port: number): Promise<{ child: ChildProcess; output: string[] }> {
-  const child = spawn(process.execPath, ["--import", "tsx", "src/main.ts"], {
+  const child = spawn(process.execPath, [...TS_LOADER, "src/main.ts"], {
     cwd: new URL("../../", import.meta.url),
     env: {
       PATH: process.env.PATH,

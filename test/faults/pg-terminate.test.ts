@@ -13,6 +13,7 @@ import { promisify } from "node:util";
 import { fileURLToPath } from "node:url";
 import { privateStoresSkip, startPrivateStores } from "../support/private-stores.ts";
 import { LONG } from "./load.ts";
+import { TS_LOADER } from "../support/ts-loader.ts";
 
 const run = promisify(execFile);
 const DURATION_MS = LONG ? 60_000 : 3_000;
@@ -22,7 +23,7 @@ const STRESS = fileURLToPath(new URL("../support/pg-terminate-stress.ts", import
 test(`backends terminated at random during transactions for ${DURATION_MS / 1000} s (${RESTARTS} restarts): zero uncaught errors`, { skip: privateStoresSkip(), timeout: DURATION_MS + 180_000 }, async () => {
   const stores = await startPrivateStores();
   try {
-    const child = run(process.execPath, ["--import", "tsx", STRESS, stores.databaseUrl, String(DURATION_MS)], {
+    const child = run(process.execPath, [...TS_LOADER, STRESS, stores.databaseUrl, String(DURATION_MS)], {
       timeout: DURATION_MS + 60_000,
     });
     for (let i = 0; i < RESTARTS; i++) {

@@ -2,6 +2,7 @@
 // baseline) as its own process; each prints `{"port":N}` once listening.
 import { spawn, type ChildProcess } from "node:child_process";
 import { fileURLToPath } from "node:url";
+import { TS_LOADER } from "../support/ts-loader.ts";
 
 const REPO_ROOT = fileURLToPath(new URL("../../", import.meta.url));
 
@@ -13,7 +14,7 @@ export interface ChildServer {
 
 /** `script` is relative to the repository root; resolves once the child listens. */
 export async function startChildServer(script: string, args: string[] = []): Promise<ChildServer> {
-  const child: ChildProcess = spawn(process.execPath, ["--import", "tsx", script, ...args], {
+  const child: ChildProcess = spawn(process.execPath, [...TS_LOADER, script, ...args], {
     cwd: REPO_ROOT,
     stdio: ["ignore", "pipe", "inherit"],
   });

@@ -4,13 +4,14 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
+import { TS_LOADER } from "../support/ts-loader.ts";
 
 const FIXTURE = fileURLToPath(new URL("./fixtures/log-then-exit.ts", import.meta.url));
 const LINES = 20_000;
 
 for (const how of ["exit", "throw", "end"] as const) {
   test(`every line logged reaches stdout when the process ends by ${how}`, () => {
-    const run = spawnSync(process.execPath, ["--import", "tsx", FIXTURE, how], {
+    const run = spawnSync(process.execPath, [...TS_LOADER, FIXTURE, how], {
       env: { ...process.env, LINES: String(LINES) },
       encoding: "utf8",
       maxBuffer: 64 * 1024 * 1024,
