@@ -6,7 +6,7 @@
 # migrations. A running container downloads nothing.
 #
 #   docker build -t pixeldrop .                              # the service, WASM backend
-#   docker build --build-arg MODELS=small,medium -t pixeldrop .   # both models
+#   docker build --build-arg MODELS=int8-static,medium -t pixeldrop .   # two models
 #   docker build --target native -t pixeldrop:native .      # + onnxruntime-node, backend native
 #   docker run -p 8080:8080 -e OPERATOR_TOKEN=... pixeldrop
 #
@@ -30,7 +30,7 @@ COPY models/manifest.json ./models/
 COPY wasm/README.md ./wasm/
 # The models the image serves (manifest names, comma-separated). Each is assembled from
 # @imgly/background-removal-data, every chunk and the whole file checked by sha256.
-ARG MODELS=small
+ARG MODELS=int8-static
 RUN node scripts/build.mjs \
  && find dist -name '*.d.ts' -delete \
  && node scripts/assemble-models.mjs --models "$MODELS" --runtimes wasm

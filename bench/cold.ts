@@ -29,6 +29,7 @@ import { copyFileSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync,
 import { availableParallelism, cpus, loadavg } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { DEFAULT_MODEL } from "../src/engine/inference/default-model.ts";
 
 const REPO = fileURLToPath(new URL("../", import.meta.url));
 const arg = (name: string, def: string) => {
@@ -102,7 +103,7 @@ function installOurs(dir: string): string {
   const packed = JSON.parse(((s) => s.slice(s.indexOf("[\n")))(npm(["pack", "--json", "--pack-destination", dir], REPO))) as { filename: string }[];
   writeFileSync(join(project, "package.json"), JSON.stringify({ name: "consumer", private: true, type: "module" }));
   npm(["install", join(dir, packed[0]!.filename), "--ignore-scripts", "--omit=optional", "--no-audit", "--no-fund", "--prefer-offline"], project);
-  sh(process.execPath, ["node_modules/pixeldrop/bin/pixeldrop.mjs", "assemble", "small"], project);
+  sh(process.execPath, ["node_modules/pixeldrop/bin/pixeldrop.mjs", "assemble", DEFAULT_MODEL], project);
   writeFileSync(join(project, "once.mjs"), LIBRARY_ONCE);
   writeFileSync(join(project, "deno.json"), JSON.stringify({ nodeModulesDir: "manual" }));
   writeFileSync(join(project, "once_test.ts"), DENO_ONCE);

@@ -8,11 +8,12 @@
 // (ORT-web fixes its thread count per process). Under the table, the three target ratios
 // against their targets (bench/targets.ts), all from this one run.
 //
-//   npm run bench -- [--runs 5] [--backends wasm,native] [--threads 2] [--model small]
+//   npm run bench -- [--runs 5] [--backends wasm,native] [--threads 2] [--model <manifest name>, default the default model]
 import { spawnSync } from "node:child_process";
 import { availableParallelism, cpus, loadavg } from "node:os";
 import { fileURLToPath } from "node:url";
 import { targetRows, type BenchRow } from "./targets.ts";
+import { DEFAULT_MODEL } from "../src/engine/inference/default-model.ts";
 
 interface StageMedians {
   input: string;
@@ -43,7 +44,7 @@ const arg = (name: string, def: string) => {
 };
 const runs = Number(arg("runs", "5"));
 const threads = Number(arg("threads", String(availableParallelism())));
-const model = arg("model", "small");
+const model = arg("model", DEFAULT_MODEL);
 const backends = arg("backends", "wasm,native").split(",");
 const root = fileURLToPath(new URL("../", import.meta.url));
 const r0 = (x: number) => String(Math.round(x));

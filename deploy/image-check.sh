@@ -9,7 +9,7 @@
 #
 #   sudo deploy/image-check.sh                 # build, then check
 #   sudo deploy/image-check.sh --no-build      # check the image already tagged
-#   IMAGE=localhost/pixeldrop:x BUILD_ARGS="--build-arg MODELS=small,medium" sudo -E deploy/image-check.sh
+#   IMAGE=localhost/pixeldrop:x BUILD_ARGS="--build-arg MODELS=int8-static,medium" sudo -E deploy/image-check.sh
 #   IMAGE_ENV="DATABASE_URL=postgres://… THREADS_PER_SESSION=2" sudo -E deploy/image-check.sh --no-build
 #
 # IMAGE_ENV adds KEY=VALUE words to the service's environment, as `docker run -e` would

@@ -3,7 +3,7 @@
 // the split deployment, sends 12 MP full-size requests through the gateway, and prints
 // each process's RSS and peak RSS (VmHWM, Linux /proc) when ready and after each request.
 //
-//   node --import tsx deploy/measure-rss.ts [--runs 2] [--backend wasm] [--model small]
+//   node --import tsx deploy/measure-rss.ts [--runs 2] [--backend wasm] [--model <manifest name>, default the default model]
 //        [--product-db embedded|shared]
 //
 // --product-db embedded gives the product process an in-memory PGlite (DATA_DIR=memory://);
@@ -14,12 +14,13 @@ import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { benchInputs } from "../bench/inputs.ts";
+import { DEFAULT_MODEL } from "../src/engine/inference/default-model.ts";
 
 const { values: opt } = parseArgs({
   options: {
     runs: { type: "string", default: "2" },
     backend: { type: "string", default: "wasm" },
-    model: { type: "string", default: "small" },
+    model: { type: "string", default: DEFAULT_MODEL },
     "product-db": { type: "string", default: "shared" },
   },
 });

@@ -5,6 +5,7 @@
 // backend: wasm (default), webgpu or auto. Prints one JSON line.
 import { loadavg } from "node:os";
 import { resolveModel } from "../src/engine/inference/manifest.ts";
+import { DEFAULT_MODEL } from "../src/engine/inference/default-model.ts";
 import { createMaskSession } from "../src/engine/inference/session.ts";
 import { PACKAGE_MODELS_DIR, PACKAGE_WASM_DIR } from "../src/engine/assets/paths.ts";
 
@@ -12,7 +13,7 @@ const [backendArg = "wasm", threadsArg = "2", runsArg = "3"] = process.argv.slic
 const backend = backendArg as "wasm" | "webgpu" | "auto";
 const runtime = "Deno" in globalThis ? "deno" : "node";
 
-const model = await resolveModel({ model: "small", modelsDir: PACKAGE_MODELS_DIR });
+const model = await resolveModel({ model: DEFAULT_MODEL, modelsDir: PACKAGE_MODELS_DIR });
 if (!model.ok) throw new Error(model.title);
 const load = loadavg()[0];
 const t0 = performance.now();

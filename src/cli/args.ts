@@ -3,6 +3,7 @@
 // the client instead of the model running here.
 import { parseArgs } from "node:util";
 import { parseColour } from "../engine/imaging/background.ts";
+import { DEFAULT_MODEL } from "../engine/inference/default-model.ts";
 import { CHANNELS, SIZES, type Channels, type Size } from "../contract/params.ts";
 
 /** --concurrency: files in flight at once in remote mode (each one a paid call of the org's 2 live slots, or the test key's 1). */
@@ -12,10 +13,10 @@ export const MAX_CONCURRENCY = 16;
 export const DEFAULT_BASE_URL = "http://127.0.0.1:8080";
 
 export const USAGE = `usage: pixeldrop remove <file-or-folder>... [-o <dir>] [--size ${SIZES.join("|")}]
-                        [--model small|medium|int8|<file.onnx>] [--backend auto|wasm|native] [--threads N]
+                        [--model int8-static|small|medium|int8|<file.onnx>] [--backend auto|wasm|native] [--threads N]
                         [--channels rgba|alpha] [--bg-color <hex or CSS name>] [--skip-existing]
                         [--api-key <key>] [--base-url <url>] [--concurrency N]
-       pixeldrop assemble [small|medium|int8]...
+       pixeldrop assemble [int8-static|small|medium|int8]...
 
 Removes the background of each image (JPEG, PNG, WebP; folders are searched, not
 recursively) and writes <name>.png into the output folder (default ./cutouts). When
@@ -105,7 +106,7 @@ export function parseRemoveArgs(argv: string[], env: Env = {}): { ok: true; args
     inputs,
     outDir: v.out ?? "cutouts",
     size: v.size as Size | undefined,
-    model: v.model ?? "small",
+    model: v.model ?? DEFAULT_MODEL,
     backend,
     threads,
     ...(v.channels !== undefined ? { channels: v.channels as Channels } : {}),

@@ -1,6 +1,7 @@
 // A model derived at assemble time (a manifest entry with `derive`): built from its
-// source resource's verified chunks, quantised by src/engine/assets/quantise.ts, and checked by
-// the entry's sha256 like every other model. Runs scripts/assemble-models.mjs on a
+// source resource's verified chunks, quantised by src/engine/assets/quantise.ts (dynamic)
+// or quantise-static.ts (static, ranges in the spec), and checked by the entry's sha256
+// like every other model. Runs scripts/assemble-models.mjs on a
 // throwaway project whose data package holds the tiny IS-Net-shaped test graph.
 import { test } from "node:test";
 import assert from "node:assert/strict";
@@ -11,15 +12,17 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { ORT_RUNTIME_FILES } from "../../src/engine/assets/assemble.ts";
-import { checkDeriveSpec } from "../../src/engine/assets/derive.ts";
-import { deriveQuantisedModel, type QuantiseOptions } from "../../src/engine/assets/quantise.ts";
+import { checkDeriveSpec, deriveModel } from "../../src/engine/assets/derive.ts";
+import type { QuantiseOptions } from "../../src/engine/assets/quantise.ts";
 import { tinyIsNetModel } from "../support/tiny-onnx.ts";
 
 const script = fileURLToPath(new URL("../../scripts/assemble-models.mjs", import.meta.url));
 const sha = (b: Uint8Array) => createHash("sha256").update(b).digest("hex");
 const QUANTISE: QuantiseOptions = { scales: "per-channel", symmetric: true, keepFloat: [] };
+/** The tiny graph's two quantised tensors (test/assets/quantise-static.test.ts) with ranges of the right kind. */
+const STATIC = { keepFloat: [], ranges: { input: [-0.5, 0.5], h2: [0, 4] } };
 
-function fakeProject(entry: (derived: Uint8Array) => Record<string, unknown>) {
+function fakeProject(entry: (derived: Uint8Array) => Record<string, unknown>, spec: unknown = { quantise: QUANTISE }) {
   const root = mkdtempSync(join(tmpdir(), "pd-derive-"));
   writeFileSync(join(root, "package.json"), JSON.stringify({ name: "pixeldrop", version: "0.0.0", type: "module" }));
   const pkg = join(root, "node_modules", "@imgly", "background-removal-data");
@@ -40,7 +43,7 @@ function fakeProject(entry: (derived: Uint8Array) => Record<string, unknown>) {
   mkdirSync(join(ort, "dist"), { recursive: true });
   writeFileSync(join(ort, "package.json"), JSON.stringify({ name: "onnxruntime-web", main: "dist/ort.node.min.js" }));
   for (const f of ["ort.node.min.js", ...ORT_RUNTIME_FILES]) writeFileSync(join(ort, "dist", f), f);
-  const derived = deriveQuantisedModel(source, QUANTISE).bytes;
+  const derived = deriveModel(source, spec);
   mkdirSync(join(root, "models"));
   const model = { file: "tiny-int8.onnx", source: { package: "@imgly/background-removal-data", version: "9.9.9", resource: "/models/tiny" }, ...entry(derived) };
   writeFileSync(join(root, "models", "manifest.json"), JSON.stringify({ version: 1, models: { tiny: model } }));
@@ -58,6 +61,22 @@ test("a derived model is built from the source's chunks and checked by its own s
     assert.deepEqual(new Uint8Array(readFileSync(p.path)), p.derived);
     const again = assemble(p.root);
     assert.match(again.stdout, /tiny-int8\.onnx ok/);
+  } finally {
+    p.cleanup();
+  }
+});
+
+test("a statically quantised model is derived the same way, its activation ranges taken from the spec", () => {
+  const spec = { quantiseStatic: STATIC };
+  const p = fakeProject((d) => ({ sha256: sha(d), bytes: d.length, derive: spec }), spec);
+  try {
+    const r = assemble(p.root);
+    assert.equal(r.status, 0, r.stderr);
+    assert.deepEqual(new Uint8Array(readFileSync(p.path)), p.derived);
+    assert.notDeepEqual(p.derived, deriveModel(tinyIsNetModel().bytes, { quantise: QUANTISE }));
+    // A tensor without a range is a refusal, not a guess.
+    assert.throws(() => deriveModel(tinyIsNetModel().bytes, { quantiseStatic: { keepFloat: [], ranges: { input: [-0.5, 0.5] } } }), /no calibrated range for tensor h2/);
+    for (const ranges of [{}, { input: [1, 0] }, { input: [0, "x"] }]) assert.throws(() => checkDeriveSpec({ quantiseStatic: { keepFloat: [], ranges } }), /derive must be/);
   } finally {
     p.cleanup();
   }

@@ -9,6 +9,7 @@ import { parseRemoveArgs } from "../../src/cli/args.ts";
 import { planOutputs } from "../../src/cli/output-names.ts";
 import { main } from "../../src/cli/main.ts";
 import { FIXTURES } from "../support/harness.ts";
+import { DEFAULT_MODEL } from "../support/default-model.ts";
 
 test("usage errors exit 2 with a message", async () => {
   const lines: string[] = [];
@@ -26,7 +27,7 @@ test("arguments parse with defaults", () => {
     inputs: ["a.jpg", "dir"],
     outDir: "out",
     size: "preview",
-    model: "small",
+    model: DEFAULT_MODEL,
     backend: "auto",
     threads: 2,
     skipExisting: false,

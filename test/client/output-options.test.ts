@@ -6,6 +6,7 @@ import assert from "node:assert/strict";
 import { createClient, PixeldropError, type PixeldropClient } from "../../src/client/index.ts";
 import { decodeImage } from "../../src/engine/imaging/index.ts";
 import { gatewayHarness, TINY_PNG, TINY_W, TINY_H, type GatewayHarness } from "../gateway/helpers.ts";
+import { DEFAULT_MODEL_LABEL } from "../support/default-model.ts";
 
 let g: GatewayHarness;
 let live: PixeldropClient;
@@ -27,7 +28,7 @@ async function decoded(bytes: Uint8Array) {
 
 test("model, uncertainty and the live key's spending limit come back on the result", async () => {
   const r = await live.removeBackground(TINY_PNG, { size: "preview" });
-  assert.equal(r.model, "isnet-small/1.4.5");
+  assert.equal(r.model, DEFAULT_MODEL_LABEL);
   assert.ok(typeof r.uncertainty === "number" && r.uncertainty >= 0 && r.uncertainty <= 1);
   assert.equal(r.rateLimit?.limit, 50_000);
   assert.equal(r.rateLimit?.remaining, 50_000 - 22);

@@ -22,7 +22,7 @@ Deno.test("createRemover under Deno: a real photo's mask, ImageError, abort, dis
   {
     // Disposed when this block ends (Deno's sanitizers do not track node:worker_threads
     // workers, so the check after the block is what shows it).
-    await using remover = await createRemover({ model: "small", backend: "wasm", threads: 2 });
+    await using remover = await createRemover({ backend: "wasm", threads: 2 });
     kept = remover;
     const c = PHOTO_CASES[1]!; // chelsea
     const cut = await remover.remove(photo(c.name), { size: "full" });

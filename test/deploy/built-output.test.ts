@@ -18,6 +18,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { freePort } from "../support/free-port.ts";
 import { writeTinyModel } from "../support/tiny-onnx.ts";
+import { DEFAULT_MODEL_FILE } from "../support/default-model.ts";
 
 // Plain JavaScript without declarations (it runs before anything is compiled).
 const stampModule: string = "../../src/build-stamp.mjs";
@@ -77,7 +78,7 @@ test("the installed CLI (the package's files in node_modules/pixeldrop, no src/)
   for (const dir of ["dist", "bin"]) cpSync(join(REPO, dir), join(pkg, dir), { recursive: true });
   copyFileSync(join(REPO, "package.json"), join(pkg, "package.json"));
   copyFileSync(join(REPO, "models/manifest.json"), join(pkg, "models/manifest.json"));
-  symlinkSync(join(REPO, "models/isnet-small.onnx"), join(pkg, "models/isnet-small.onnx"));
+  symlinkSync(join(REPO, `models/${DEFAULT_MODEL_FILE}`), join(pkg, `models/${DEFAULT_MODEL_FILE}`));
   const log = join(work, "installed-modules.log");
   const env: NodeJS.ProcessEnv = { ...baseEnv(), NO_TSX_LOG: log };
   delete env.PIXELDROP_ALLOW_STALE_DIST; // nothing to compare: no src/ in a package

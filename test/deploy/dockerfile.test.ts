@@ -12,6 +12,7 @@ import { join } from "node:path";
 import { openPglite } from "../../src/db/pglite-db.ts";
 import { checkEnv } from "./support/config-checks.ts";
 import { dockerEnv, readDockerfile, readText, REPO, resolvedStage, stageName } from "./support/deploy-files.ts";
+import { DEFAULT_MODEL, DEFAULT_MODEL_FILE } from "../support/default-model.ts";
 
 const { stages } = readDockerfile();
 const named = (name: string) => {
@@ -85,7 +86,7 @@ test("production dependencies only: one install with --omit=dev, none in the ima
 
 test("one model unless configured, one onnxruntime-web build, both sha256-checked at build time", () => {
   const arg = args(build, "ARG").find((a) => a.startsWith("MODELS="));
-  assert.equal(arg, "MODELS=small");
+  assert.equal(arg, `MODELS=${DEFAULT_MODEL}`);
   const assemble = args(build, "RUN").find((r) => r.includes("assemble-models.mjs"))!;
   assert.match(assemble, /--models "\$MODELS"/);
   assert.match(assemble, /--runtimes wasm(\s|$)/);
@@ -191,7 +192,7 @@ test("verify-models passes on the assembled models and fails on a changed one", 
   const script = join(REPO, "deploy/verify-models.mjs");
   const ok = spawnSync(process.execPath, [script, REPO], { encoding: "utf8" });
   assert.equal(ok.status, 0, ok.stderr);
-  assert.match(ok.stdout, /isnet-small\.onnx ok/);
+  assert.ok(ok.stdout.includes(`${DEFAULT_MODEL_FILE} ok`), ok.stdout);
 
   const dir = mkdtempSync(join(tmpdir(), "pd-verify-"));
   try {

@@ -5,6 +5,7 @@ import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { decodeImage } from "../../src/engine/imaging/index.ts";
 import { expectError, gatewayHarness, TINY_PNG, TINY_W, TINY_H, type GatewayHarness } from "./helpers.ts";
+import { DEFAULT_MODEL_LABEL } from "../support/default-model.ts";
 
 let g: GatewayHarness;
 let liveKey: string;
@@ -26,7 +27,7 @@ describe("X-PD-Model and X-PD-Uncertainty", () => {
   test("every cut-out names its model as name/version and carries an uncertainty in [0, 1]", async () => {
     const res = await g.removebg(liveKey, { image_file: TINY_PNG, size: "preview" });
     assert.equal(res.status, 200);
-    assert.equal(res.headers.get("x-pd-model"), "isnet-small/1.4.5");
+    assert.equal(res.headers.get("x-pd-model"), DEFAULT_MODEL_LABEL);
     const u = Number(res.headers.get("x-pd-uncertainty"));
     assert.ok(res.headers.get("x-pd-uncertainty") !== null && u >= 0 && u <= 1, `uncertainty ${u}`);
     // The spending-limit form of X-RateLimit-* read from this run's store (Postgres when DATABASE_URL is set).

@@ -12,14 +12,15 @@ import { resolveModel } from "../../src/engine/inference/manifest.ts";
 import { createMaskSession, type MaskSessionOptions } from "../../src/engine/inference/session.ts";
 import { writeTinyModel } from "../support/tiny-onnx.ts";
 import type { MaskJob, MaskResult, MaskWorkerInfo } from "../../src/engine/inference/mask-worker.ts";
+import { DEFAULT_MODEL, DEFAULT_MODEL_FILE } from "../support/default-model.ts";
 
 const maskWorker = new URL("../../src/engine/inference/mask-worker.ts", import.meta.url);
 const modelsDir = fileURLToPath(new URL("../../models/", import.meta.url));
 const wasmDir = fileURLToPath(new URL("../../wasm/", import.meta.url));
-const haveModel = existsSync(`${modelsDir}isnet-small.onnx`) && existsSync(`${wasmDir}ort-wasm-simd-threaded.wasm`);
+const haveModel = existsSync(`${modelsDir}${DEFAULT_MODEL_FILE}`) && existsSync(`${wasmDir}ort-wasm-simd-threaded.wasm`);
 
 async function options(backend: MaskSessionOptions["backend"]): Promise<MaskSessionOptions> {
-  const m = await resolveModel({ model: "small", modelsDir });
+  const m = await resolveModel({ model: DEFAULT_MODEL, modelsDir });
   if (!m.ok) throw new Error(m.title);
   return { model: m.entry, modelPath: m.path, backend, threads: 2, wasmDir, stubDelayMs: 5 };
 }

@@ -13,10 +13,11 @@ import { InferenceError } from "../../src/engine/inference/errors.ts";
 import { resolveModel } from "../../src/engine/inference/manifest.ts";
 import { isModelMismatch, readModelBytes } from "../../src/engine/inference/model-bytes.ts";
 import { createMaskSession } from "../../src/engine/inference/session.ts";
+import { DEFAULT_MODEL, DEFAULT_MODEL_FILE } from "../support/default-model.ts";
 
 const modelsDir = fileURLToPath(new URL("../../models/", import.meta.url));
 const wasmDir = fileURLToPath(new URL("../../wasm/", import.meta.url));
-const haveModel = existsSync(`${modelsDir}isnet-small.onnx`) && existsSync(`${wasmDir}ort-wasm-simd-threaded.wasm`);
+const haveModel = existsSync(`${modelsDir}${DEFAULT_MODEL_FILE}`) && existsSync(`${wasmDir}ort-wasm-simd-threaded.wasm`);
 const work = mkdtempSync(join(tmpdir(), "pd-model-bytes-"));
 after(() => rmSync(work, { recursive: true, force: true }));
 
@@ -43,10 +44,10 @@ test("readModelBytes: the bytes as read, verified against the manifest's sha256,
 });
 
 test("a wasm session refuses a model file of the right size whose bytes differ", { skip: !haveModel, timeout: 300_000 }, async () => {
-  const model = await resolveModel({ model: "small", modelsDir });
+  const model = await resolveModel({ model: DEFAULT_MODEL, modelsDir });
   if (!model.ok) throw new Error(model.title);
   // One byte flipped deep in the weights: the graph may still load, only the hash can tell.
-  const damaged = join(work, "isnet-small.onnx");
+  const damaged = join(work, DEFAULT_MODEL_FILE);
   copyFileSync(model.path, damaged);
   const fd = openSync(damaged, "r+");
   const at = Math.floor(model.entry.bytes * 0.75);

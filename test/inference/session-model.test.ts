@@ -1,4 +1,4 @@
-// The real small IS-Net model on onnxruntime-web (WebAssembly) and, when it loads,
+// The real default IS-Net model on onnxruntime-web (WebAssembly) and, when it loads,
 // onnxruntime-node. Slow (seconds per run on 2 cores), so few runs.
 import { test } from "node:test";
 import assert from "node:assert/strict";
@@ -7,15 +7,16 @@ import { fileURLToPath } from "node:url";
 import { Image } from "imagescript";
 import { resolveModel, type ResolvedModel } from "../../src/engine/inference/manifest.ts";
 import { createMaskSession, type MaskSession } from "../../src/engine/inference/session.ts";
+import { DEFAULT_MODEL, DEFAULT_MODEL_FILE } from "../support/default-model.ts";
 
 const modelsDir = fileURLToPath(new URL("../../models/", import.meta.url));
 const wasmDir = fileURLToPath(new URL("../../wasm/", import.meta.url));
 const photos = fileURLToPath(new URL("../fixtures/photos/", import.meta.url));
-const haveModel = existsSync(`${modelsDir}isnet-small.onnx`) && existsSync(`${wasmDir}ort-wasm-simd-threaded.wasm`);
+const haveModel = existsSync(`${modelsDir}${DEFAULT_MODEL_FILE}`) && existsSync(`${wasmDir}ort-wasm-simd-threaded.wasm`);
 const SIZE = 1024;
 
-async function small(): Promise<ResolvedModel> {
-  const r = await resolveModel({ model: "small", modelsDir });
+async function defaultModel(): Promise<ResolvedModel> {
+  const r = await resolveModel({ model: DEFAULT_MODEL, modelsDir });
   if (!r.ok) throw new Error(r.title);
   return r;
 }
@@ -56,8 +57,8 @@ function regionMean(mask: Uint8Array, x0: number, y0: number, n: number): number
 
 const wasmMasks: { disc?: Uint8Array } = {};
 
-test("wasm session on the small model: the disc is foreground, the background is not", { skip: !haveModel }, async () => {
-  const m = await small();
+test("wasm session on the default model: the disc is foreground, the background is not", { skip: !haveModel }, async () => {
+  const m = await defaultModel();
   const s = await createMaskSession({ model: m.entry, modelPath: m.path, backend: "wasm", threads: 2, wasmDir });
   try {
     assert.equal(s.backend, "wasm");
@@ -95,7 +96,7 @@ async function nativeSession(m: ResolvedModel): Promise<MaskSession | undefined>
 }
 
 test("native session agrees with wasm on the same input (skipped without onnxruntime-node)", { skip: !haveModel }, async (t) => {
-  const m = await small();
+  const m = await defaultModel();
   const s = await nativeSession(m);
   if (!s) return t.skip("onnxruntime-node did not load");
   try {
@@ -111,7 +112,7 @@ test("native session agrees with wasm on the same input (skipped without onnxrun
 });
 
 test("webgpu without navigator.gpu is a clear start error", { skip: !haveModel }, async () => {
-  const m = await small();
+  const m = await defaultModel();
   await assert.rejects(
     createMaskSession({ model: m.entry, modelPath: m.path, backend: "webgpu", threads: 1, wasmDir }),
     (err: unknown) => (err as { code?: string }).code === "model_unavailable" && /navigator\.gpu/.test((err as Error).message),
@@ -119,7 +120,7 @@ test("webgpu without navigator.gpu is a clear start error", { skip: !haveModel }
 });
 
 test("a manifest output name the graph lacks fails at start, not per request", { skip: !haveModel }, async () => {
-  const m = await small();
+  const m = await defaultModel();
   const wrong = { ...m.entry, outputName: "mask" };
   await assert.rejects(
     createMaskSession({ model: wrong, modelPath: m.path, backend: "wasm", threads: 2, wasmDir }),

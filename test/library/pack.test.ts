@@ -13,6 +13,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { writeTinyModel } from "../support/tiny-onnx.ts";
+import { DEFAULT_MODEL_FILE } from "../support/default-model.ts";
 
 // Plain JavaScript without declarations (it runs before anything is compiled).
 const stampModule: string = "../../src/build-stamp.mjs";
@@ -47,11 +48,11 @@ test("npm pack ships the built library, the licence files and the manifest, and 
   const [packed] = JSON.parse(out.slice(out.indexOf("[\n"))) as { filename: string; files: { path: string }[] }[];
   tarball = join(work, packed!.filename);
   const paths = packed!.files.map((f) => f.path);
-  for (const must of ["dist/index.js", "dist/index.d.ts", "dist/engine/inference/worker-bootstrap.mjs", "dist/engine/pipeline/pipeline-worker.js", "dist/engine/pipeline/pipeline-bands-worker.js", "models/manifest.json", "models/isnet-small.onnx", "models/background-removal-data.LICENSE.md", "LICENSE", "NOTICE", "package.json", "bin/pixeldrop.mjs"]) {
+  for (const must of ["dist/index.js", "dist/index.d.ts", "dist/engine/inference/worker-bootstrap.mjs", "dist/engine/pipeline/pipeline-worker.js", "dist/engine/pipeline/pipeline-bands-worker.js", "models/manifest.json", `models/${DEFAULT_MODEL_FILE}`, "models/background-removal-data.LICENSE.md", "LICENSE", "NOTICE", "package.json", "bin/pixeldrop.mjs"]) {
     assert.ok(paths.includes(must), `the tarball lacks ${must}`);
   }
   // One model (the default); the other is built from the data package, installed on request.
-  const strays = paths.filter((p) => /^(test|docs|deploy|\.ci|src|bench|scripts)\//.test(p) || (p.endsWith(".onnx") && p !== "models/isnet-small.onnx") || p.startsWith("node_modules/") || /^wasm\/.*\.(wasm|mjs)$/.test(p));
+  const strays = paths.filter((p) => /^(test|docs|deploy|\.ci|src|bench|scripts)\//.test(p) || (p.endsWith(".onnx") && p !== `models/${DEFAULT_MODEL_FILE}`) || p.startsWith("node_modules/") || /^wasm\/.*\.(wasm|mjs)$/.test(p));
   assert.deepEqual(strays, []);
 });
 
@@ -67,7 +68,7 @@ test("installed into an empty project without install scripts, a plain Node .mjs
   for (const heavy of ["@imgly/background-removal-data", "onnxruntime-node", "tsx", "esbuild"]) {
     assert.equal(existsSync(join(project, "node_modules", heavy)), false, `${heavy} was installed`);
   }
-  assert.ok(existsSync(join(project, "node_modules/pixeldrop/models/isnet-small.onnx")), "the default model comes in the tarball");
+  assert.ok(existsSync(join(project, `node_modules/pixeldrop/models/${DEFAULT_MODEL_FILE}`)), "the default model comes in the tarball");
   const installedMb = Number(sh("du", ["-sm", "node_modules"], project).split("\t")[0]);
 
   const r = spawnSync(process.execPath, ["cut.mjs"], { cwd: project, encoding: "utf8", timeout: 300_000 });

@@ -22,7 +22,7 @@ let remover: Remover;
 let tiny: TinyModelDir;
 before(async () => {
   tiny = writeTinyModel();
-  real = await createRemover({ model: "small", backend: "wasm", threads: 2 });
+  real = await createRemover({ backend: "wasm", threads: 2 });
   remover = await createRemover({ model: tiny.path, backend: "wasm", threads: 2 });
 });
 after(async () => {

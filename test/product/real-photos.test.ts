@@ -1,4 +1,4 @@
-// The whole pipeline with the real IS-Net model (small, WASM) on openly licensed photos:
+// The whole pipeline with the real IS-Net model (the default, WASM) on openly licensed photos:
 // checks the mask itself, not just that a PNG came back: the subject is opaque, the
 // background is transparent, the output is upright RGBA at the tier's size.
 import { test, before, after } from "node:test";
@@ -10,12 +10,13 @@ import { runPipeline } from "../../src/engine/pipeline/pipeline.ts";
 import { PACKAGE_MODELS_DIR, PACKAGE_WASM_DIR } from "../../src/engine/assets/paths.ts";
 import { fixture } from "../support/harness.ts";
 import { alphaAt, PHOTO_CASES } from "../support/photo-masks.ts";
+import { DEFAULT_MODEL, DEFAULT_MODEL_FILE } from "../support/default-model.ts";
 
 let session: MaskSession;
 
 before(async () => {
-  const model = await resolveModel({ model: "small", modelsDir: PACKAGE_MODELS_DIR });
-  assert.ok(model.ok, "models/isnet-small.onnx must be assembled (npm ci does it)");
+  const model = await resolveModel({ model: DEFAULT_MODEL, modelsDir: PACKAGE_MODELS_DIR });
+  assert.ok(model.ok, `models/${DEFAULT_MODEL_FILE} must be assembled (npm ci does it)`);
   session = await createMaskSession({ model: model.entry, modelPath: model.path, backend: "wasm", threads: 2, wasmDir: PACKAGE_WASM_DIR });
 });
 after(() => session?.dispose());

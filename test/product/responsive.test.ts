@@ -7,9 +7,10 @@ import { resolveModel } from "../../src/engine/inference/manifest.ts";
 import { createEngine } from "../../src/engine/pipeline/engine.ts";
 import { PACKAGE_MODELS_DIR, PACKAGE_WASM_DIR } from "../../src/engine/assets/paths.ts";
 import { fixture } from "../support/harness.ts";
+import { DEFAULT_MODEL } from "../support/default-model.ts";
 
 test("a request is answered within 100 ms while two inferences are running", async () => {
-  const model = await resolveModel({ model: "small", modelsDir: PACKAGE_MODELS_DIR });
+  const model = await resolveModel({ model: DEFAULT_MODEL, modelsDir: PACKAGE_MODELS_DIR });
   assert.ok(model.ok);
   const engine = createEngine({
     poolSize: 2,

@@ -102,6 +102,14 @@ export function rangeParams(lo: number, hi: number): QParams {
   return { scale, zero: Math.min(255, Math.max(0, Math.round(-a / scale))) };
 }
 
+/** ONNX raw data is little-endian whatever the host's byte order; a bias past int32 is clamped, not wrapped. */
+function int32Raw(values: readonly number[]): Uint8Array {
+  const raw = new Uint8Array(4 * values.length);
+  const view = new DataView(raw.buffer);
+  values.forEach((v, i) => view.setInt32(4 * i, Math.max(-0x80000000, Math.min(0x7fffffff, v)), true));
+  return raw;
+}
+
 const axis0 = [{ name: "axis", fields: [strField(1, "axis"), intField(3, 0), intField(20, 2)] }];
 
 /** Rewrites the prepared graph into QDQ form with the given ranges. */
@@ -158,7 +166,7 @@ export function quantiseStatic(g: StaticGraph, ranges: ActivationRanges): { byte
         const bs = Array.from(w.scales, (s) => Math.fround(s * params.get(x)!.scale));
         drop.add(bName);
         added.push(
-          { name: `${bName}_s32`, dims: [b.length], dataType: DataType.INT32, raw: new Uint8Array(Int32Array.from(b, (v, i) => Math.round(v / bs[i]!)).buffer) },
+          { name: `${bName}_s32`, dims: [b.length], dataType: DataType.INT32, raw: int32Raw(Array.from(b, (v, i) => Math.round(v / bs[i]!))) },
           floatTensor(`${bName}_bscale`, [b.length], bs),
           { name: `${bName}_bzero`, dims: [b.length], dataType: DataType.INT32, raw: new Uint8Array(4 * b.length) },
         );

@@ -2,14 +2,15 @@
 // TypeError naming the option and what it accepts, before any work starts.
 import { availableParallelism } from "node:os";
 import { parseColour, type Colour } from "../imaging/background.ts";
+import { DEFAULT_MODEL } from "../inference/default-model.ts";
 import { CHANNELS, SIZES, type Channels, type Size } from "../../contract/params.ts";
 
 export type PublicBackend = "auto" | "wasm" | "webgpu" | "native";
 const BACKENDS: readonly PublicBackend[] = ["auto", "wasm", "webgpu", "native"];
 
 export interface RemoverOptions {
-  /** "small" (default, the service's model), "medium", "int8" (ours, derived from medium at install: medium's masks at about 1.1 × small's time), or a path to an .onnx file listed in the package's models/manifest.json or in a manifest.json beside the file. */
-  model?: "small" | "medium" | "int8" | (string & {});
+  /** "int8-static" (default, the service's model: ours, statically quantised from medium's weights, medium's quality at below small's time), "small", "medium", "int8" (ours, dynamically quantised from medium), or a path to an .onnx file listed in the package's models/manifest.json or in a manifest.json beside the file. Only the default ships ready-made; the others are assembled from @imgly/background-removal-data on first use. */
+  model?: "int8-static" | "small" | "medium" | "int8" | (string & {});
   /** "auto" (default): WebGPU when a hardware adapter exists, else WebAssembly. "native" needs onnxruntime-node. */
   backend?: PublicBackend;
   /** Threads per model session (WebAssembly threads or native intra-op threads). Default: the core count. */
@@ -50,8 +51,8 @@ function count(name: string, value: unknown, min: number, max: number): number {
 
 export function readRemoverOptions(o: RemoverOptions = {}): EngineChoice {
   if (typeof o !== "object" || o === null) throw new TypeError("createRemover options must be an object");
-  const model = o.model ?? "small";
-  if (typeof model !== "string" || model.trim() === "") throw new TypeError("model must be small, medium, int8 or a path to an .onnx file");
+  const model = o.model ?? DEFAULT_MODEL;
+  if (typeof model !== "string" || model.trim() === "") throw new TypeError("model must be int8-static, small, medium, int8 or a path to an .onnx file");
   const backend = o.backend ?? "auto";
   if (!BACKENDS.includes(backend)) throw new RangeError(`backend must be one of ${BACKENDS.join(", ")}, got ${String(backend)}`);
   return {
