@@ -25,7 +25,7 @@ export const HEADER_DOCS = {
   [H.fgWidth]: { description: "Width of the foreground's bounding box in the result, in pixels.", schema: int(), required: true },
   [H.fgHeight]: { description: "Height of the foreground's bounding box in the result, in pixels.", schema: int(), required: true },
   [H.model]: {
-    description: "Beyond the spec: the model and its version that made the cut-out, `name/version` (e.g. `isnet-small/1.4.5`), so results can be told apart after a model change.",
+    description: "Beyond the spec: the model and its version that made the cut-out, `name/version` (e.g. `isnet-int8-static/1.4.5`), so results can be told apart after a model change.",
     schema: { type: "string", pattern: "^[!-~]+/[!-~]+$" },
   },
   [H.uncertainty]: {

@@ -1,4 +1,4 @@
-// X-PD-Model: "name/version" of the model that made a cut-out (e.g. isnet-small/1.4.5),
+// X-PD-Model: "name/version" of the model that made a cut-out (e.g. isnet-int8-static/1.4.5),
 // so a customer can tell results apart after a model change. The name is the model
 // file's, the version the data package's it was assembled from; a model supplied by
 // the operator (no source package) is named by the start of its sha256 instead.

@@ -8,6 +8,11 @@ import { PACKAGE_WASM_DIR } from "../../src/engine/assets/paths.ts";
 import { resolveModel } from "../../src/engine/inference/manifest.ts";
 import { createMaskSession, type BackendChoice } from "../../src/engine/inference/session.ts";
 import { writeTinyModel } from "../support/tiny-onnx.ts";
+import { deriveModel } from "../../src/engine/assets/derive.ts";
+import { join } from "node:path";
+
+const sha256 = async (b: Uint8Array) =>
+  Array.from(new Uint8Array(await crypto.subtle.digest("SHA-256", b)), (x) => x.toString(16).padStart(2, "0")).join("");
 
 function assert(cond: unknown, msg: string): asserts cond {
   if (!cond) throw new Error(msg);
@@ -67,6 +72,30 @@ Deno.test("backend webgpu runs the model on the software adapter and gives the W
     for (let i = 0; i < cpu.mask.length; i++) worst = Math.max(worst, Math.abs(cpu.mask[i]! - gpu.mask[i]!));
     // Float32 on both; GPU kernels may sum in another order, so one level of 255 is allowed.
     assert(worst <= 1, `WebGPU and WebAssembly masks differ by up to ${worst} levels`);
+  } finally {
+    tiny.remove();
+  }
+});
+
+Deno.test("the default model's form (static int8 QDQ pairs) runs on webgpu and gives the WebAssembly mask", async () => {
+  // The tiny graph rewritten as the default model is (derive.ts, quantiseStatic), with
+  // ranges of the right kind for its two quantised tensors. WebGPU runs the pairs as
+  // quantise/dequantise kernels around a float convolution (or hands them to the CPU);
+  // WebAssembly fuses them into QLinearConv. Both round to the same uint8 grid.
+  const { tiny, resolved } = await tinyModel();
+  try {
+    const bytes = deriveModel(tiny.model.bytes, { quantiseStatic: { keepFloat: [], ranges: { input: [-0.5, 0.5], h2: [0, 4] } } });
+    const file = join(tiny.dir, "tiny-static.onnx");
+    Deno.writeFileSync(file, bytes);
+    const entry = { ...resolved.entry, file: "tiny-static.onnx", sha256: await sha256(bytes), bytes: bytes.length };
+    const gpu = await maskWith("webgpu", file, entry);
+    const cpu = await maskWith("wasm", file, entry);
+    assert(gpu.backend === "webgpu", `asked for webgpu, ran on ${gpu.backend}`);
+    assert(new Set(cpu.mask).size > 20, `the WebAssembly mask has only ${new Set(cpu.mask).size} levels`);
+    let worst = 0;
+    for (let i = 0; i < cpu.mask.length; i++) worst = Math.max(worst, Math.abs(cpu.mask[i]! - gpu.mask[i]!));
+    console.log(`static tiny model: WebGPU and WebAssembly masks differ by up to ${worst} levels`);
+    assert(worst <= 6, `WebGPU and WebAssembly masks differ by up to ${worst} levels`);
   } finally {
     tiny.remove();
   }
