@@ -58,3 +58,10 @@ test("a folder is processed: one PNG per image, bad files reported, exit 1 when 
   assert.ok(lines.some((l) => l.startsWith("failed:") && l.includes("broken.jpg")));
   assert.ok(lines.some((l) => l.includes("1 of 2 images written")));
 });
+
+test("`pixeldrop assemble` with no names readies the default model and names it", async () => {
+  const lines: string[] = [];
+  assert.equal(await main(["assemble"], (s) => lines.push(s)), 0, lines.join("\n"));
+  assert.equal(lines.length, 1, lines.join("\n"));
+  assert.match(lines[0]!, new RegExp(`^pixeldrop: ${DEFAULT_MODEL} ready in `));
+});
