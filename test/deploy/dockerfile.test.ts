@@ -223,3 +223,12 @@ test("verify-models passes on the assembled models and fails on a changed one", 
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test("the deployment files ask for a model the image carries", () => {
+  const carried = args(build, "ARG").find((a) => a.startsWith("MODELS="))!.slice("MODELS=".length).split(",");
+  for (const file of ["deploy/compose.yaml", "deploy/k8s/configmap.yaml"]) {
+    const asked = [...readText(join(REPO, file)).matchAll(/^\s*MODEL:\s*"?([^"\s#]+)/gm)].map((m) => m[1]!);
+    assert.ok(asked.length > 0, `${file} sets MODEL`);
+    for (const m of asked) assert.ok(carried.includes(m), `${file} asks for MODEL=${m}; the image carries ${carried.join(", ")}`);
+  }
+});
