@@ -4,7 +4,7 @@
 // because a fresh process keeps one configuration's memory from skewing the next.
 // Also compares fetching only the mask output with fetching all twelve IS-Net outputs.
 //
-// Usage: node --import tsx bench/inference-bare.ts [--runs 5] [--models small,medium]
+// Usage: node --import tsx bench/inference-bare.ts [--runs 5] [--models <names>, default the default model,small,medium]
 //          [--backends wasm,native] [--threads 1,2] [--no-fetch-compare]
 // The numbers depend on what else the machine runs: the load average is printed with them.
 import { spawnSync } from "node:child_process";
@@ -12,6 +12,7 @@ import { loadavg } from "node:os";
 import { fileURLToPath } from "node:url";
 import { outputToMask, rgbToNchw } from "../src/engine/inference/tensor.ts";
 import { openBareSession } from "./bare-session.ts";
+import { DEFAULT_MODEL } from "../src/engine/inference/default-model.ts";
 
 interface ChildConfig {
   model: string;
@@ -90,7 +91,7 @@ function arg(name: string, def: string): string {
 
 async function parent(): Promise<void> {
   const runs = Number(arg("runs", "5"));
-  const models = arg("models", "small,medium").split(",");
+  const models = arg("models", `${DEFAULT_MODEL},small,medium`).split(",");
   const backends = arg("backends", "wasm,native").split(",") as ChildConfig["backend"][];
   const threads = arg("threads", "1,2").split(",").map(Number);
   const maxThreads = Math.max(...threads);

@@ -4,8 +4,9 @@
 // here before the engine does), then the process RSS.
 import { readFileSync, writeFileSync } from "node:fs";
 import { createRemover } from "../src/engine/library/remover.ts";
+import { DEFAULT_MODEL } from "../src/engine/inference/default-model.ts";
 
-const model = process.argv[2] ?? "small";
+const model = process.argv[2] ?? DEFAULT_MODEL;
 const input = new Uint8Array(readFileSync(process.argv[3]!));
 const out = process.argv[4]!;
 const rss = () => process.memoryUsage().rss;

@@ -9,12 +9,13 @@ import { tmpdir, cpus } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { benchInputs } from "./inputs.ts";
+import { DEFAULT_MODEL } from "../src/engine/inference/default-model.ts";
 
 const args = process.argv.slice(2);
 // --gc: a full collection in every thread before each snapshot (what is held, not garbage).
 const gc = args.includes("--gc");
 const named = args.filter((a) => !a.startsWith("--"));
-const models = named.length ? named : ["small", "int8", "medium"];
+const models = named.length ? named : [DEFAULT_MODEL, "small", "int8", "medium"];
 const mib = (n: number) => `${(n / 2 ** 20).toFixed(0)} MiB`;
 const here = (p: string) => fileURLToPath(new URL(p, import.meta.url));
 

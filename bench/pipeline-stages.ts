@@ -15,6 +15,7 @@ import { runPipeline } from "../src/engine/pipeline/pipeline.ts";
 import { startThreadBands } from "../src/engine/pipeline/pipeline-bands.ts";
 import { inlineBands, type RowBands } from "../src/engine/imaging/row-bands.ts";
 import { createHash } from "node:crypto";
+import { DEFAULT_MODEL } from "../src/engine/inference/default-model.ts";
 
 const arg = (name: string, def: string) => {
   const i = process.argv.indexOf(`--${name}`);
@@ -27,7 +28,7 @@ const root = fileURLToPath(new URL("../", import.meta.url));
 const [input] = await benchInputs();
 const decoded = await decodeImage(input.bytes);
 if (!decoded.ok) throw new Error(decoded.title);
-const resolved = await resolveModel({ model: "small", modelsDir: `${root}models` });
+const resolved = await resolveModel({ model: DEFAULT_MODEL, modelsDir: `${root}models` });
 if (!resolved.ok) throw new Error(resolved.title);
 const opts = { model: resolved.entry, modelPath: resolved.path, threads: 2, wasmDir: `${root}wasm` };
 const real = await createMaskSession({ ...opts, backend: "native" }).catch(() => createMaskSession({ ...opts, backend: "wasm" }));

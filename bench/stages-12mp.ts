@@ -19,6 +19,7 @@ import { estimateForegroundInPlace } from "../src/engine/imaging/foreground.ts";
 import { resolveModel } from "../src/engine/inference/manifest.ts";
 import { createMaskSession } from "../src/engine/inference/session.ts";
 import { fileURLToPath } from "node:url";
+import { DEFAULT_MODEL } from "../src/engine/inference/default-model.ts";
 
 const i = process.argv.indexOf("--runs");
 const runs = i >= 0 ? Number(process.argv[i + 1]) : 5;
@@ -30,7 +31,7 @@ console.log(`stages-12mp: ${input.width} x ${input.height} JPEG, ${(input.bytes.
 const decoded = await decodeImage(input.bytes);
 if (!decoded.ok) throw new Error(decoded.title);
 const img = applyOrientation(decoded.image, decoded.header.orientation);
-const resolved = await resolveModel({ model: "small", modelsDir: `${root}models` });
+const resolved = await resolveModel({ model: DEFAULT_MODEL, modelsDir: `${root}models` });
 if (!resolved.ok) throw new Error(resolved.title);
 const session = await createMaskSession({ model: resolved.entry, modelPath: resolved.path, backend: "native", threads: 2, wasmDir: `${root}wasm` }).catch(() =>
   createMaskSession({ model: resolved.entry, modelPath: resolved.path, backend: "wasm", threads: 2, wasmDir: `${root}wasm` }),
