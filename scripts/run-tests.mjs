@@ -10,7 +10,8 @@
 //   node scripts/run-tests.mjs --quick          the edit loop: no servers, no model (scripts/test-plan.mjs)
 //   PD_TEST_LANES=1 node scripts/run-tests.mjs  one file at a time
 //   PD_TEST_CPU=1 node scripts/run-tests.mjs    adds each job's CPU seconds and the total
-import { existsSync, readdirSync, statSync } from "node:fs";
+//                                               (all jobs: test-results/test-cpu.tsv)
+import { existsSync, mkdirSync, readdirSync, statSync, writeFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import { spawnSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
@@ -19,6 +20,8 @@ import { DEFAULT_LANES, isQuick, runsAlone, slowFirst } from "./test-plan.mjs";
 import { precompile } from "./ts-hooks/precompile.mjs";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
+/** With PD_TEST_CPU=1: each job's CPU and wall seconds, one a line. */
+const CPU_LIST = "test-results/test-cpu.tsv";
 
 function collect(path, out) {
   if (statSync(path).isDirectory()) {
@@ -118,6 +121,11 @@ if (measured.length) {
   console.log("\n== most CPU (PD_TEST_CPU=1)");
   for (const r of [...measured].sort((a, b) => b.cpuSeconds - a.cpuSeconds).slice(0, 25)) console.log(`${r.cpuSeconds.toFixed(1).padStart(7)} s CPU  ${r.job.label}`);
   console.log(`== CPU of all ${measured.length} jobs: ${measured.reduce((a, r) => a + r.cpuSeconds, 0).toFixed(0)} s`);
+  // Every job's numbers, most CPU first, for comparing two runs file by file.
+  mkdirSync(join(ROOT, "test-results"), { recursive: true });
+  const rows = [...measured].sort((a, b) => b.cpuSeconds - a.cpuSeconds).map((r) => `${r.cpuSeconds.toFixed(2)}\t${r.seconds.toFixed(1)}\t${r.job.label}`);
+  writeFileSync(join(ROOT, CPU_LIST), `cpu_s\twall_s\tjob\n${rows.join("\n")}\n`);
+  console.log(`== every job's CPU and wall seconds: ${CPU_LIST}`);
 }
 console.log(`\n== Node runner: ${totals.tests} tests, ${totals.pass} passed, ${totals.fail} failed, ${totals.skipped} skipped, ${totals.cancelled} cancelled, ${totals.todo} todo`);
 console.log(`== ${jobCount} jobs, ${failed.length} failed, ${wall.toFixed(0)} s wall on ${lanes} lanes`);
