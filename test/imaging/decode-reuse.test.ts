@@ -5,6 +5,8 @@
 // looks up is the real one again once a call returns.
 import { test } from "node:test";
 import assert from "node:assert/strict";
+import { setFlagsFromString } from "node:v8";
+import { runInNewContext } from "node:vm";
 import { decodeImage } from "../../src/engine/imaging/decode.ts";
 import { createCodecs } from "../../src/engine/imaging/codecs.ts";
 import { fixture } from "./helpers.ts";
@@ -111,4 +113,18 @@ test("a decode waiting on an instance that another call just broke gets a new on
   assert.ok(value.fine.ok);
   assert.deepEqual(Buffer.from(value.fine.image.data), reference);
   assert.equal(made, 1, "the second call did not use the instance the first one broke");
+});
+
+test("the decoder keeps no reference to the pixels it handed out (an idle worker would hold a whole image)", async () => {
+  setFlagsFromString("--expose-gc");
+  const gc = runInNewContext("gc") as () => void;
+  const codecs = createCodecs();
+  // Decoded in a function of its own so that nothing of this frame points at the pixels.
+  const decodeAndForget = async (): Promise<WeakRef<Uint8ClampedArray>> =>
+    new WeakRef(await pixels(fixture("images/jpeg-baseline.jpg"), codecs, (n) => new Uint8Array(new SharedArrayBuffer(n))));
+  const weak = await decodeAndForget();
+  // A WeakRef's target stays alive until the current job ends.
+  await new Promise((r) => setImmediate(r));
+  gc();
+  assert.equal(weak.deref(), undefined, "the pixels outlived the call");
 });

@@ -14,7 +14,7 @@
 import type { CodecOutcome } from "./codec-types.ts";
 import { describeThrown } from "./codec-types.ts";
 import { compileWasm, ensureImageDataClass, importPackageModule } from "./wasm-loader.ts";
-import { madeHere, withPixelsInto, type PixelMemory } from "./glue-pixels-into.ts";
+import { withPixelsInto, type PixelMemory } from "./glue-pixels-into.ts";
 
 interface DecodedImageData {
   width: number;
@@ -107,12 +107,13 @@ function squooshDecoder(
       if (TRUNCATION_WARNING.test(line)) throw new StopAtTruncation(line);
     };
     try {
-      const out = withPixelsInto(into, () => call(module, bytes));
+      const { value: out, made } = withPixelsInto(into, () => call(module, bytes));
       if (!out) return { ok: false, reason: messages.join("; ") || "the decoder returned no image" };
       if (messages.some((m) => TRUNCATION_WARNING.test(m))) return { ok: false, reason: messages.join("; "), truncated: true };
       clean = messages.length === 0;
       let data = out.data;
-      if (into && !madeHere(data)) {
+      if (made && data === made.returned) data = made.pixels;
+      else if (into) {
         const bytesInto = into(data.length);
         bytesInto.set(data);
         data = new Uint8ClampedArray(bytesInto.buffer, bytesInto.byteOffset, bytesInto.length);
