@@ -93,7 +93,14 @@ STOPSIGNAL SIGTERM
 # /readyz: stores reachable and, where the engine runs, the model session started.
 HEALTHCHECK --interval=15s --timeout=5s --start-period=120s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:'+(process.env.PORT||8080)+'/readyz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
-CMD ["node", "dist/main.js"]
+# One V8 platform thread (Node starts four, whatever the cores). They compile onnxruntime-web's
+# hot functions with TurboFan while and after the first inference, and every compiling
+# thread's malloc arena kept tens to hundreds of MB of freed compiler memory that glibc does
+# not return (malloc_trim gave back ~195 MiB of a 1.2 GiB service). With one thread it is one
+# arena's, reused from compile to compile: RSS after one paid 12 MP call 1,090-1,157 MiB
+# against 1,215-1,272, with no more CPU per call and the same time to ready
+# (docs/DECISIONS.md, "One V8 platform thread in the image").
+CMD ["node", "--v8-pool-size=1", "dist/main.js"]
 
 # ---- native (opt-in: --target native): onnxruntime-node with this platform's binaries
 # only (the package carries macOS, Windows and both Linux architectures), backend native.
