@@ -97,7 +97,7 @@ HEALTHCHECK --interval=15s --timeout=5s --start-period=120s --retries=3 \
 # hot functions with TurboFan while and after the first inference, and every compiling
 # thread's malloc arena kept tens to hundreds of MB of freed compiler memory that glibc does
 # not return (malloc_trim gave back ~195 MiB of a 1.2 GiB service). With one thread it is one
-# arena's, reused from compile to compile: RSS after one paid 12 MP call 1,090-1,157 MiB
+# arena's, reused from compile to compile: RSS after one paid 12 MP call 1,090-1,161 MiB
 # against 1,215-1,272, with no more CPU per call and the same time to ready
 # (docs/DECISIONS.md, "One V8 platform thread in the image").
 CMD ["node", "--v8-pool-size=1", "dist/main.js"]

@@ -5,7 +5,8 @@
 # with the image's ENV and WORKDIR. It waits for /readyz, creates an org with credit, an
 # app and a live key through the operator API, sends one paid 12 MP removal
 # (deploy/image-call.ts), and prints the image size, start-to-ready seconds, the
-# service's RSS after the call and whether any esbuild or tsx process ran in the image.
+# service's RSS after the call with its largest resident mappings, and whether any
+# esbuild or tsx process ran in the image.
 #
 #   sudo deploy/image-check.sh                 # build, then check
 #   sudo deploy/image-check.sh --no-build      # check the image already tagged
@@ -104,6 +105,18 @@ load_after=$(cut -d' ' -f1-3 /proc/loadavg)
 kib() { awk -v k="$1" '$1 == k":" { print $2 }' "/proc/$pid/status" 2>/dev/null; }
 rss_kib=$(kib VmRSS || true)
 hwm_kib=$(kib VmHWM || true)
+# Where the RSS sits: each WebAssembly memory and each malloc arena is an anonymous mapping
+# of its own (onnxruntime-web's heap is the largest, then the JPEG decoder's and PGlite's),
+# so the largest resident anonymous mappings, and the files' total, name most of it.
+mappings=$(awk '
+  /^[0-9a-f]+-[0-9a-f]+ / { file = (NF >= 6 && $6 !~ /^\[/) ; next }
+  /^Size:/ { size = $2 }
+  /^Rss:/ { if (file) files += $2; else if ($2 >= 4096) printf "%d %d\n", $2 / 1024, size / 1024 }
+  END { printf "files %d\n", files / 1024 }
+' "/proc/$pid/smaps" 2>/dev/null | sort -k1,1nr | awk '
+  $1 == "files" { files = $2; next }
+  { n++; if (n <= 8) top = top sprintf("%s%d (%d)", n > 1 ? ", " : "", $1, $2); else rest += $1 }
+  END { printf "%s%s; files %d", top, rest ? sprintf(", other mappings of 4 MiB or more %d", rest) : "", files }' || true)
 
 # Every process whose root is the image's filesystem: the service and anything it started.
 procs=$(for p in /proc/[0-9]*; do
@@ -120,6 +133,7 @@ echo "image size:     $(( size_b / 1000000 )) MB (base $(( base_b / 1000000 )) M
 echo "start to ready: ${ready_s} s (target <= 8 s on a quiet machine)"
 echo "paid 12 MP call: ${call:-failed}"
 echo "RSS after call: $(mib "$rss_kib") MiB (peak $(mib "$hwm_kib") MiB; target <= 1000 MiB)"
+echo "resident MiB:   ${mappings:-?} (largest anonymous mappings, their size in brackets)"
 echo "processes:      $(wc -l <<<"$procs") in the image:"
 sed 's/^/                /' <<<"$procs"
 echo "esbuild/tsx:    ${loaders:-none}"
