@@ -3,7 +3,6 @@
 // than surfacing as a 500 on every request. Nothing else reads process.env.
 import { z } from "zod";
 import { availableParallelism } from "node:os";
-import { DEFAULT_MODEL } from "./engine/inference/default-model.ts";
 
 const int = (def: number, min = 0, max = Number.MAX_SAFE_INTEGER) =>
   z.coerce.number().int().min(min).max(max).default(def);
@@ -33,7 +32,7 @@ export const ConfigSchema = z.object({
   KEY_PEPPER: z.string().min(16).optional(),
 
   // Inference
-  MODEL: z.string().default(DEFAULT_MODEL), // a manifest name (int8-static, small, medium, int8) or a path to an .onnx with a manifest entry
+  MODEL: optionalString, // a manifest name (int8-static, small, medium, int8) or a path to an .onnx with a manifest entry; unset: the engine's default (src/wiring/services.ts servedModel)
   MODELS_DIR: optionalString, // default: the package's own models/
   INFERENCE_BACKEND: z.enum(["auto", "wasm", "webgpu", "native", "stub"]).default("auto"),
   POOL_SIZE: int(1, 1, 64),

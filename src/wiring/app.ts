@@ -23,7 +23,7 @@ import type { ProductPort } from "../gateway/upstream.ts";
 import { inProcessProduct } from "./in-process-product.ts";
 import { gatewayPorts, toKeyLookup } from "./gateway-ports.ts";
 import { remoteProduct } from "./remote-product.ts";
-import type { Services } from "./services.ts";
+import { servedModel, type Services } from "./services.ts";
 
 export interface AppOptions {
   operatorToken: string;
@@ -85,7 +85,7 @@ export function buildApp(s: Services, o: AppOptions): BuiltApp {
       ? {
           models: async () => {
             const st = s.engine!.state();
-            return { ok: st.ready, detail: { backend: st.backend, poolSize: st.poolSize, busy: st.busy, queued: st.queued, model: c.MODEL, error: st.failed } };
+            return { ok: st.ready, detail: { backend: st.backend, poolSize: st.poolSize, busy: st.busy, queued: st.queued, model: servedModel(c), error: st.failed } };
           },
         }
       : {}),

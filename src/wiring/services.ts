@@ -17,7 +17,7 @@ import { createMetrics, type Metrics } from "../metrics/index.ts";
 import { createSandboxProvider, type PaymentProvider } from "../payments/index.ts";
 import { createAdmission, type Admission } from "../product/admission.ts";
 import type { Engine } from "../engine/pipeline/engine.ts";
-import { openEngine } from "../engine/library/open-engine.ts";
+import { DEFAULT_MODEL, openEngine } from "../engine/library/open-engine.ts";
 import { modelLabelFor } from "../product/model-label.ts";
 import { PACKAGE_MODELS_DIR } from "../engine/assets/paths.ts";
 
@@ -124,7 +124,7 @@ export async function createServices(config: Config, opts: ServiceOptions): Prom
     keys: createKeyService({ db, now, pepper, known }),
     engine,
     admission,
-    modelLabel: engine ? await modelLabelFor(config.MODEL, config.MODELS_DIR ?? PACKAGE_MODELS_DIR) : undefined,
+    modelLabel: engine ? await modelLabelFor(servedModel(config), config.MODELS_DIR ?? PACKAGE_MODELS_DIR) : undefined,
     productBudget: createByteBudget(config.RECEIVE_BUDGET_BYTES),
     gatewayBudget: createByteBudget(config.RECEIVE_BUDGET_BYTES),
     metrics,
@@ -138,10 +138,13 @@ export async function createServices(config: Config, opts: ServiceOptions): Prom
   };
 }
 
+/** The model the service runs: MODEL, else the default every face uses (config.ts imports nothing of ours, so the default is applied here). */
+export const servedModel = (config: Config): string => config.MODEL ?? DEFAULT_MODEL;
+
 /** The library's engine (src/engine/library/open-engine.ts), sized and placed by the config. */
 function buildEngine(config: Config): Promise<Engine> {
   return openEngine({
-    model: config.MODEL,
+    model: servedModel(config),
     modelsDir: config.MODELS_DIR,
     backend: config.INFERENCE_BACKEND,
     threads: config.THREADS_PER_SESSION,

@@ -11,6 +11,9 @@ import { createMaskSession, type BackendChoice } from "../inference/session.ts";
 import { createEngine, type Engine } from "../pipeline/engine.ts";
 import { createInlineEngine } from "../pipeline/inline-engine.ts";
 
+/** The model an engine runs when none is named (the service applies it to an unset MODEL). */
+export { DEFAULT_MODEL } from "../inference/default-model.ts";
+
 export interface EngineSettings {
   /** A manifest name or a path to an .onnx file with a manifest entry. */
   model: string;
