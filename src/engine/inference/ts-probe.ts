@@ -1,0 +1,3 @@
+// Imported by worker-bootstrap.mjs to learn whether this thread can load TypeScript
+// already. Holds nothing.
+export {};
