@@ -10,7 +10,7 @@ import { fileURLToPath } from "node:url";
 import { parseModel, writeModel } from "../../src/engine/assets/onnx-graph.ts";
 import { readFields, writeFields } from "../../src/engine/assets/onnx-wire.ts";
 import { deriveQuantisedModel, quantiseWeights } from "../../src/engine/assets/quantise.ts";
-import { openTinyVariant, tinyIsNetModel } from "../support/tiny-onnx.ts";
+import { maskDifference, openTinyVariant, tinyIsNetModel } from "../support/tiny-onnx.ts";
 
 const wasmDir = fileURLToPath(new URL("../../wasm/", import.meta.url));
 
@@ -66,8 +66,7 @@ test("the quantised tiny graph runs on WebAssembly and its mask matches the floa
     const rgb = new Uint8Array(64 * 64 * 3);
     for (let i = 0; i < rgb.length; i++) rgb[i] = (i * 37 + (i >> 7) * 11) & 255;
     const [a, b] = [await f.run(rgb), await q.run(rgb)];
-    let worst = 0;
-    for (let i = 0; i < a.length; i++) worst = Math.max(worst, Math.abs(a[i]! - b[i]!));
+    const worst = maskDifference(a, b);
     assert.ok(worst <= 6, `largest mask difference ${worst}/255`);
     await f.dispose();
     await q.dispose();

@@ -7,7 +7,7 @@
 import { PACKAGE_WASM_DIR } from "../../src/engine/assets/paths.ts";
 import { resolveModel } from "../../src/engine/inference/manifest.ts";
 import { createMaskSession, type BackendChoice } from "../../src/engine/inference/session.ts";
-import { writeTinyModel } from "../support/tiny-onnx.ts";
+import { maskDifference, writeTinyModel } from "../support/tiny-onnx.ts";
 import { deriveModel } from "../../src/engine/assets/derive.ts";
 import { join } from "node:path";
 
@@ -68,8 +68,7 @@ Deno.test("backend webgpu runs the model on the software adapter and gives the W
     assert(gpu.mask.length === SIZE * SIZE, `mask has ${gpu.mask.length} values`);
     // A mask with many levels, so agreement below means the same numbers, not two blanks.
     assert(new Set(cpu.mask).size > 50, `the WebAssembly mask has only ${new Set(cpu.mask).size} levels`);
-    let worst = 0;
-    for (let i = 0; i < cpu.mask.length; i++) worst = Math.max(worst, Math.abs(cpu.mask[i]! - gpu.mask[i]!));
+    const worst = maskDifference(cpu.mask, gpu.mask);
     // Float32 on both; GPU kernels may sum in another order, so one level of 255 is allowed.
     assert(worst <= 1, `WebGPU and WebAssembly masks differ by up to ${worst} levels`);
   } finally {
@@ -92,8 +91,7 @@ Deno.test("the default model's form (static int8 QDQ pairs) runs on webgpu and g
     const cpu = await maskWith("wasm", file, entry);
     assert(gpu.backend === "webgpu", `asked for webgpu, ran on ${gpu.backend}`);
     assert(new Set(cpu.mask).size > 20, `the WebAssembly mask has only ${new Set(cpu.mask).size} levels`);
-    let worst = 0;
-    for (let i = 0; i < cpu.mask.length; i++) worst = Math.max(worst, Math.abs(cpu.mask[i]! - gpu.mask[i]!));
+    const worst = maskDifference(cpu.mask, gpu.mask);
     console.log(`static tiny model: WebGPU and WebAssembly masks differ by up to ${worst} levels`);
     assert(worst <= 6, `WebGPU and WebAssembly masks differ by up to ${worst} levels`);
   } finally {

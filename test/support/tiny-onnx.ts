@@ -138,3 +138,11 @@ export function openTinyVariant(base: ModelEntry, dir: string, file: string, byt
     wasmDir,
   });
 }
+
+/** The largest difference between two masks of the same size, in levels of 255: how the tests compare a model's variants or backends. */
+export function maskDifference(a: Uint8Array, b: Uint8Array): number {
+  if (a.length !== b.length) throw new RangeError(`masks of ${a.length} and ${b.length} values`);
+  let worst = 0;
+  for (let i = 0; i < a.length; i++) worst = Math.max(worst, Math.abs(a[i]! - b[i]!));
+  return worst;
+}
