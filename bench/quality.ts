@@ -8,7 +8,7 @@
 // the machine's load hits them alike; time is the mask session's run alone (the engine's
 // pre- and post-processing included, no decode, resize or encode).
 //
-// Usage: npm run bench:quality -- [--models small,medium,int8,int8-static (default: those assembled)]
+// Usage: npm run bench:quality -- [--models small,medium,… (default: every manifest model assembled)]
 //          [--model name=path.onnx ...] [--photos 3] [--backend wasm|native] [--threads 2]
 //          [--blur 12]
 // --models names manifest entries; --model adds a file that is not in the manifest (fed
@@ -22,7 +22,7 @@ import { fileURLToPath } from "node:url";
 import { decodeImage } from "../src/engine/imaging/decode.ts";
 import { resizeMask, resizeRGBA, resizeToRGB } from "../src/engine/imaging/resize.ts";
 import type { RGBA } from "../src/engine/imaging/types.ts";
-import { loadManifest } from "../src/engine/inference/manifest.ts";
+import { loadManifest, type ModelManifest } from "../src/engine/inference/manifest.ts";
 import { createMaskSession, type MaskSession } from "../src/engine/inference/session.ts";
 import { blurImage, composite, scoreMask, type MaskScore } from "./quality-score.ts";
 
@@ -38,9 +38,9 @@ interface Args {
   blur: number;
 }
 
-function parseArgs(argv: string[]): Args {
-  // Default: every model we ship that is assembled here.
-  const assembled = ["small", "medium", "int8", "int8-static"].filter((m) => existsSync(join(root, "models", `isnet-${m}.onnx`)));
+function parseArgs(argv: string[], manifest: ModelManifest): Args {
+  // Default: every manifest model that is assembled here.
+  const assembled = Object.keys(manifest.models).filter((m) => existsSync(join(root, "models", manifest.models[m]!.file)));
   const a: Args = { models: assembled, extra: [], photos: Infinity, backend: "wasm", threads: 2, blur: 12 };
   for (let i = 0; i < argv.length; i++) {
     const v = argv[i + 1];
@@ -79,10 +79,10 @@ const median = (xs: number[]) => {
 const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
 
 async function main(): Promise<void> {
-  const args = parseArgs(process.argv.slice(2));
   const loaded = await loadManifest(join(root, "models/manifest.json"));
   if (!loaded.ok) throw new Error(loaded.title);
   const manifest = loaded.manifest;
+  const args = parseArgs(process.argv.slice(2), manifest);
   const sessions = new Map<string, MaskSession>();
   const open = async (name: string, path: string, entry: (typeof manifest.models)[string]) =>
     sessions.set(name, await createMaskSession({ model: entry, modelPath: path, backend: args.backend, threads: args.threads, wasmDir: join(root, "wasm") }));
