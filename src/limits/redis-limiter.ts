@@ -209,7 +209,19 @@ export function createRedisLimiter(options: RedisLimiterOptions): Limiter {
         keys.push(permitKey(r.key), lineKey(r.key, "live"), lineKey(r.key, "test"), lineKey(r.key, "until"));
       }
       if (requests.length === 0) return { ok: true, permits: [], release: async () => {} };
-      const [taken, failedIndex, retryAfterMs] = asInts(await run(ACQUIRE_ALL, keys, args), 3);
+      let reply: unknown;
+      try {
+        reply = await run(ACQUIRE_ALL, keys, args);
+      } catch (err) {
+        // The script may have run although its answer never came back (the command
+        // timeout fired first, e.g. on an event loop held up under load): the slots it
+        // may have taken are given back by their ids, on the same connection and so
+        // after it. Otherwise they would be held for a caller that was told 503 until
+        // their lease ran out. Taken by nobody, the ids are simply not there.
+        void quietly(() => run(RELEASE_ALL, requests.map((r) => permitKey(r.key)), ids));
+        throw err;
+      }
+      const [taken, failedIndex, retryAfterMs] = asInts(reply, 3);
       if (taken !== 1) {
         const failed = requests[failedIndex!]!;
         return { ok: false, failedKey: failed.key, failedIndex: failedIndex!, retryAfterMs: retryAfterMs! };
