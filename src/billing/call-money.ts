@@ -1,8 +1,9 @@
 // The money of one paid call, in one place: the hold reserved for the requested size
 // before the product runs, the charge by the output's pixels after it (asked again
 // through a store outage, capture-retry.ts), the hold given back on any other end, the
-// spending allowance X-RateLimit-* reports, and the handover of a charge whose outcome
-// stayed unknown to the reconciler. It also keeps the remembered spending counters
+// spending allowance X-RateLimit-* reports, and the handover to the reconciler of a
+// charge whose outcome stayed unknown and of the hold of a reserve whose outcome is
+// unknown (given back, abandon.ts). It also keeps the remembered spending counters
 // (recent-spend.ts) in step with the money it moves, and sends the low-balance e-mail
 // a charge calls for. Built once per process by src/wiring/app.ts around the ledger;
 // the gateway sees it as its MoneyPort (src/gateway/ports.ts).
@@ -13,6 +14,7 @@ import type { Mailer } from "../mail/index.ts";
 import { captureUntilKnown, type CaptureOutcome } from "./capture-retry.ts";
 import type { Billing } from "./ledger.ts";
 import { notifyLowBalance } from "./low-balance.ts";
+import type { Reconciler } from "./reconciler.ts";
 import { priceForPixels, reserveAmountForSize } from "./prices.ts";
 import { createRecentSpend } from "./recent-spend.ts";
 import type { RequestLogRow } from "./request-log.ts";
@@ -69,14 +71,14 @@ export interface CallMoney {
 }
 
 export interface CallMoneyDeps {
-  billing: Pick<Billing, "reserve" | "capture" | "release" | "balances">;
+  billing: Pick<Billing, "reserve" | "abandon" | "capture" | "release" | "balances">;
   /** For the spending counters' read and the low-balance claim. */
   db: Db;
   now: () => number;
   sleep: (ms: number) => Promise<void>;
   mailer: Mailer;
   publicUrl?: string;
-  reconciler: { add(requestId: string, amountKrw: number, afterCapture?: () => Promise<void>): void };
+  reconciler: Pick<Reconciler, "add" | "giveBack">;
   log: (e: Record<string, unknown>) => void;
 }
 
@@ -113,12 +115,22 @@ export function createCallMoney(d: CallMoneyDeps): CallMoney {
   return {
     async reserve({ requestId, orgId, appId, size }) {
       const amountKrw = reserveAmountForSize(size);
+      const reservedAt = d.now();
       recent.reserving(orgId);
       let r: Awaited<ReturnType<Billing["reserve"]>>;
       try {
         r = await d.billing.reserve({ requestId, orgId, appId, amountKrw });
       } catch (err) {
         recent.reserveEnded(orgId, "unknown"); // it may have reserved
+        // It may also still commit after this answer: the hold is ended in the
+        // background, asked again until the store answers (abandon.ts, reconciler.ts).
+        d.reconciler.giveBack(requestId, async () => {
+          try {
+            return await d.billing.abandon({ requestId, orgId, appId, amountKrw, reservedAt });
+          } finally {
+            recent.forgetOrg(orgId);
+          }
+        });
         throw err;
       }
       recent.reserveEnded(orgId, r.ok ? { appId, amountKrw, now: d.now() } : "none");

@@ -11,6 +11,7 @@
 import type { Db } from "../db/index.ts";
 import { fail, type Failure } from "../http/api-error.ts";
 import { reserveHold, type ReserveInput } from "./reserve.ts";
+import { abandonHold } from "./abandon.ts";
 import { captureHold, releaseHold, type CaptureResult, type ReleaseResult } from "./settle.ts";
 import { readSpend, type SpendNow } from "./spend.ts";
 import type { RequestLogRow } from "./request-log.ts";
@@ -102,6 +103,15 @@ export function createBilling({ db, now, holdTtlMs }: BillingDeps) {
     return reserveHold(db, now(), holdTtlMs, input);
   }
 
+  /**
+   * Ends the hold of a reserve whose outcome is unknown (it threw a store error, and may
+   * still commit): released if it stands, and a later run of that reserve reserves
+   * nothing (abandon.ts). `reservedAt`: when the reserve was asked for. Idempotent.
+   */
+  function abandon(input: ReserveInput & { reservedAt: number }): Promise<ReleaseResult> {
+    return abandonHold(db, now(), { ...input, expiresAt: input.reservedAt + holdTtlMs });
+  }
+
   /** Charges a held request (at most what was reserved); charging twice charges once. With `logRow`, writes that row too (settle.ts). */
   function capture(requestId: string, amountKrw: number, logRow?: RequestLogRow): Promise<CaptureResult> {
     return captureHold(db, now(), requestId, amountKrw, logRow);
@@ -150,7 +160,7 @@ export function createBilling({ db, now, holdTtlMs }: BillingDeps) {
     return readSpend(db, { orgId, appId, kstDay: kstDay(t), kstMonth: kstMonth(t) });
   }
 
-  return { credit, adjust, reserve, capture, release, sweepExpired, balances, spending };
+  return { credit, adjust, reserve, abandon, capture, release, sweepExpired, balances, spending };
 }
 
 export type Billing = ReturnType<typeof createBilling>;

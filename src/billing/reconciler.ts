@@ -3,6 +3,10 @@
 // capture-retry.ts). A capture is idempotent per request ID, so asking again
 // once the store is back either finds the charge that was made or makes it now.
 //
+// It also ends the holds of reserves whose outcome is unknown (a reserve that threw a
+// store error may still commit, abandon.ts): asked again the same way until the store
+// answers, so a hold nobody uses does not keep the customer's credit until the sweeper.
+//
 // Kept in memory: the store is exactly what is unavailable when a hold is handed over.
 // What this cannot cover (docs/RELIABILITY.md "Money windows"): a process that dies
 // with holds still pending, and an outage longer than the hold's life (the sweeper then
@@ -21,6 +25,11 @@ export interface ReconcilerDeps {
 export interface Reconciler {
   /** Hands over a hold whose capture outcome is unknown; `afterCapture` runs once it is captured (e.g. its log row). */
   add(requestId: string, amountKrw: number, afterCapture?: () => Promise<void>): void;
+  /**
+   * Hands over the give-back of a hold whose reserve outcome is unknown: `attempt` (the
+   * ledger's abandon, idempotent) is run each round until it no longer throws a store error.
+   */
+  giveBack(requestId: string, attempt: () => Promise<unknown>): void;
   /** One round over every pending hold; resolves with how many are still pending. */
   runOnce(): Promise<number>;
   pending(): number;
@@ -33,12 +42,14 @@ export const RECONCILE_INTERVAL_MS = 1_000;
 export function createReconciler(d: ReconcilerDeps): Reconciler {
   const intervalMs = d.intervalMs ?? RECONCILE_INTERVAL_MS;
   const pending = new Map<string, { amountKrw: number; afterCapture?: () => Promise<void> }>();
+  const givingBack = new Map<string, () => Promise<unknown>>();
+  const size = () => pending.size + givingBack.size;
   let timer: ReturnType<typeof setTimeout> | undefined;
   let running: Promise<number> | undefined;
   let closed = false;
 
   function schedule(): void {
-    if (timer || closed || pending.size === 0) return;
+    if (timer || closed || size() === 0) return;
     timer = setTimeout(() => {
       timer = undefined;
       void runOnce().then(schedule);
@@ -68,7 +79,19 @@ export function createReconciler(d: ReconcilerDeps): Reconciler {
         d.log({ level: "error", msg: "reconcile capture failed", requestId, amountKrw, err: err instanceof Error ? err.message : String(err) });
       }
     }
-    return pending.size;
+    for (const [requestId, attempt] of [...givingBack]) {
+      try {
+        await attempt();
+        givingBack.delete(requestId);
+        d.log({ level: "warn", msg: "hold of an unknown reserve given back", requestId });
+      } catch (err) {
+        if (isStoreUnavailable(err)) continue; // still away: next round
+        // Not an outage: asking again will not mend it; the sweeper releases the hold at its expiry.
+        givingBack.delete(requestId);
+        d.log({ level: "error", msg: "give-back of an unknown reserve failed", requestId, err: err instanceof Error ? err.message : String(err) });
+      }
+    }
+    return size();
   }
 
   function runOnce(): Promise<number> {
@@ -84,14 +107,18 @@ export function createReconciler(d: ReconcilerDeps): Reconciler {
       pending.set(requestId, { amountKrw, afterCapture });
       schedule();
     },
+    giveBack(requestId, attempt) {
+      givingBack.set(requestId, attempt);
+      schedule();
+    },
     runOnce,
-    pending: () => pending.size,
+    pending: size,
     async close() {
       closed = true;
       if (timer) clearTimeout(timer);
       timer = undefined;
-      const left = pending.size ? await runOnce() : 0;
-      if (left > 0) d.log({ level: "error", msg: "holds left unreconciled at shutdown", count: left, requestIds: [...pending.keys()] });
+      const left = size() ? await runOnce() : 0;
+      if (left > 0) d.log({ level: "error", msg: "holds left unreconciled at shutdown", count: left, requestIds: [...pending.keys(), ...givingBack.keys()] });
       return left;
     },
   };
