@@ -4,6 +4,14 @@
 // test/billing/concurrency.test.ts; this one adds the gateway: permits, the hold
 // around the product call, capture by output pixels, release on failure, the
 // response headers and the request-log rows.
+//
+// Exact counts hold when no store call times out. On a machine loaded far enough that
+// one does (a statement without an answer for 6 s makes the pg adapter cut short every
+// call waiting on the pool, src/db/postgres-db.ts), those calls get 503 with
+// Retry-After, which the spec allows; what must still hold then is what the spec
+// promises about money: nothing charged twice or for an error, no hold or permit left
+// once the in-doubt reserves are given back (test/money/reserve-reply-lost.test.ts), and
+// all the credit not charged spendable again.
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { fixture, makeHarness, type Harness } from "../support/harness.ts";
@@ -55,6 +63,15 @@ for (const stack of STACKS) {
 
     const call = (key: string) => sendRemovebg((p, i) => h.app.request(p, i), key, { image_file: IMAGE, size: "preview" }).then(outcomeOf);
 
+    /** 503s from a store call that timed out under load (see the top of this file). */
+    const storeAway = (outcomes: readonly Outcome[]) => outcomes.filter((o) => o.status === 503 && o.code === "service_unavailable");
+
+    /** Lets the reconciler give back the holds of reserves whose outcome was unknown. */
+    async function settleInDoubt() {
+      for (let i = 0; i < 30 && (await h.services.reconciler.runOnce()) > 0; i++) await new Promise((r) => setTimeout(r, 500));
+      assert.equal(h.services.reconciler.pending(), 0, "every in-doubt hold given back");
+    }
+
     async function assertNoPermitsLeft(orgId: string) {
       assert.equal(await heldPermits(h.services.limiter, orgLiveKey(orgId), CAP), 0, "org permits all released");
       assert.equal(await globalLeaked(), 0, "global permits all released");
@@ -66,33 +83,47 @@ for (const stack of STACKS) {
       const c = await h.customer({ creditKrw: COVERED * PRICE });
       const outcomes = await Promise.all(Array.from({ length: N }, () => call(c.liveKey)));
 
-      assert.deepEqual(tally(outcomes), { "200": COVERED, "402 insufficient_credits": N - COVERED });
+      const away = storeAway(outcomes);
       const ok = outcomes.filter((o) => o.status === 200);
+      if (away.length === 0) {
+        assert.deepEqual(tally(outcomes), { "200": COVERED, "402 insufficient_credits": N - COVERED });
+        assert.deepEqual(sleeps, []);
+      } else {
+        // A store call timed out: those calls were told to come back, none was charged.
+        const t = tally(outcomes);
+        assert.deepEqual(Object.keys(t).filter((k) => k !== "200" && k !== "402 insufficient_credits" && k !== "503 service_unavailable"), []);
+        assert.ok(ok.length <= COVERED, `${ok.length} 200s for a balance covering ${COVERED}`);
+        assert.ok(away.every((o) => o.retryAfter !== undefined), "every 503 carries Retry-After");
+      }
       assert.ok(ok.every((o) => o.chargedKrw === PRICE));
-      // Each capture saw the balance the previous ones left: 50 distinct balances 0..1078.
+      // Each capture saw the balance the previous ones left: distinct balances down from 1078 (to 0 when all 50 ran).
       assert.deepEqual(
         ok.map((o) => o.balanceKrw).sort((a, b) => a! - b!),
-        Array.from({ length: COVERED }, (_, i) => i * PRICE),
+        Array.from({ length: ok.length }, (_, i) => (COVERED - ok.length + i) * PRICE),
       );
       assert.ok(outcomes.filter((o) => o.status !== 200).every((o) => o.chargedKrw === undefined));
-      assert.deepEqual(sleeps, []);
 
+      await settleInDoubt();
       const s = await assertSettled(h.services.db, c.orgId);
-      assert.equal(s.balanceKrw, 0);
-      assert.equal(s.captures, COVERED);
-      assert.equal(s.capturedKrw, COVERED * PRICE);
+      assert.equal(s.balanceKrw, (COVERED - ok.length) * PRICE);
+      assert.equal(s.captures, ok.length);
+      assert.equal(s.capturedKrw, ok.length * PRICE);
       const rows = await assertLogMatchesLedger(h.services.db, c.orgId);
-      assert.equal(rows.length, N, "one log row per request");
-      assert.equal(rows.filter((r) => r.charged_krw > 0).length, COVERED);
-      assert.equal(rows.filter((r) => r.status === 402 && r.error_code === "insufficient_credits").length, N - COVERED);
-      assert.deepEqual(new Set(rows.map((r) => r.request_id)), new Set(outcomes.map((o) => o.requestId)));
+      assert.equal(rows.filter((r) => r.charged_krw > 0).length, ok.length);
+      if (away.length === 0) {
+        assert.equal(rows.length, N, "one log row per request");
+        assert.equal(rows.filter((r) => r.status === 402 && r.error_code === "insufficient_credits").length, N - COVERED);
+        assert.deepEqual(new Set(rows.map((r) => r.request_id)), new Set(outcomes.map((o) => o.requestId)));
+      }
       await assertNoPermitsLeft(c.orgId);
 
-      // Nothing leaked: after a top-up the next call goes through.
+      // Nothing leaked: after a top-up the rest of the credit goes through, one call at a time.
       await h.admin("POST", `/orgs/${c.orgId}/credit`, { amountKrw: PRICE });
-      const fresh = await call(c.liveKey);
-      assert.equal(fresh.status, 200);
-      assert.equal(fresh.balanceKrw, 0);
+      for (let left = COVERED - ok.length; left >= 0; left--) {
+        const fresh = await call(c.liveKey);
+        assert.equal(fresh.status, 200);
+        assert.equal(fresh.balanceKrw, left * PRICE);
+      }
     });
 
     test("failed products among them are released, never charged, and the money is spendable again", async () => {
@@ -128,30 +159,42 @@ for (const stack of STACKS) {
         clearTimeout(safety);
       }
 
-      assert.equal(engine.entered(), COVERED, "exactly the covered requests reached the product");
-      const failed = COVERED / 5;
-      assert.deepEqual(tally(outcomes), {
-        "200": COVERED - failed,
-        "402 insufficient_credits": N - COVERED,
-        "500 inference_failed": failed,
-      });
-      assert.deepEqual(sleeps, [], "inference_failed is not resent");
+      const away = storeAway(outcomes);
+      const failed = engine.failed();
+      const charged = outcomes.filter((o) => o.status === 200).length;
+      if (away.length === 0) {
+        assert.equal(engine.entered(), COVERED, "exactly the covered requests reached the product");
+        assert.equal(failed, COVERED / 5);
+        assert.deepEqual(tally(outcomes), {
+          "200": COVERED - failed,
+          "402 insufficient_credits": N - COVERED,
+          "500 inference_failed": failed,
+        });
+        assert.deepEqual(sleeps, [], "inference_failed is not resent");
+      } else {
+        // A store call timed out (top of this file): fewer reached the product, none was charged twice.
+        assert.ok(engine.entered() <= COVERED);
+        assert.equal(tally(outcomes)["500 inference_failed"] ?? 0, failed);
+        assert.ok(charged <= engine.entered() - failed);
+      }
 
+      await settleInDoubt();
       const s = await assertSettled(h.services.db, c.orgId);
-      assert.equal(s.captures, COVERED - failed);
-      assert.equal(s.releasedHolds, failed);
-      assert.equal(s.balanceKrw, (COVERED - (COVERED - failed)) * PRICE);
+      assert.equal(s.captures, charged);
+      if (away.length === 0) assert.equal(s.releasedHolds, failed);
+      assert.equal(s.balanceKrw, (COVERED - charged) * PRICE);
       const rows = await assertLogMatchesLedger(h.services.db, c.orgId);
       const failedRows = rows.filter((r) => r.error_code === "inference_failed");
-      assert.equal(failedRows.length, failed);
+      if (away.length === 0) assert.equal(failedRows.length, failed);
       assert.ok(failedRows.every((r) => r.status === 500 && r.charged_krw === 0 && r.attempts === 1));
-      assert.equal(rows.filter((r) => r.charged_krw > 0).length, COVERED - failed);
+      assert.equal(rows.filter((r) => r.charged_krw > 0).length, charged);
       await assertNoPermitsLeft(c.orgId);
 
-      // The released holds are available again: exactly `failed` more calls succeed.
+      // The released holds are available again: exactly as many more calls succeed as the balance covers.
       engine.reset();
-      const more = await Promise.all(Array.from({ length: failed + 5 }, () => call(c.liveKey)));
-      assert.deepEqual(tally(more), { "200": failed, "402 insufficient_credits": 5 });
+      const left = COVERED - charged;
+      const more = await Promise.all(Array.from({ length: left + 5 }, () => call(c.liveKey)));
+      assert.deepEqual(tally(more), { "200": left, "402 insufficient_credits": 5 });
       const end = await assertSettled(h.services.db, c.orgId);
       assert.equal(end.balanceKrw, 0);
       assert.equal(end.captures, COVERED, "in all, exactly what the balance covered was charged");
