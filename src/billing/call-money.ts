@@ -9,6 +9,7 @@
 // the gateway sees it as its MoneyPort (src/gateway/ports.ts).
 import type { Db } from "../db/index.ts";
 import type { Failure } from "../http/api-error.ts";
+import { isStoreUnavailable } from "../http/store-unavailable.ts";
 import type { Size } from "../contract/tiers.ts";
 import type { Mailer } from "../mail/index.ts";
 import { captureUntilKnown, type CaptureOutcome } from "./capture-retry.ts";
@@ -144,6 +145,19 @@ export function createCallMoney(d: CallMoneyDeps): CallMoney {
     async release(requestId) {
       try {
         await d.billing.release(requestId);
+      } catch (err) {
+        // Not given back now, the hold would keep the credit until the sweeper: asked again
+        // until the store answers (a release is idempotent, and this call will not capture).
+        if (isStoreUnavailable(err)) {
+          d.reconciler.giveBack(requestId, async () => {
+            try {
+              return await d.billing.release(requestId);
+            } finally {
+              recent.forgetAll();
+            }
+          });
+        }
+        throw err;
       } finally {
         recent.forgetAll(); // the hold's org is not known here; releases are the rare case
       }

@@ -14,12 +14,12 @@ import type { ReserveInput } from "../../src/billing/index.ts";
 import { PREVIEW_PRICE_KRW } from "../../src/billing/index.ts";
 import { assertSettled } from "../support/money-checks.ts";
 import { heldPermits, orgLiveKey } from "../support/permits.ts";
-import { balanceOf, expectError, gatewayHarness, TINY_PNG, type GatewayHarness } from "../gateway/helpers.ts";
+import { balanceOf, expectError, gatewayHarness, productError, scriptedProduct, TINY_PNG, type GatewayHarness } from "../gateway/helpers.ts";
 
 const PRICE = PREVIEW_PRICE_KRW;
 const lost = () => new DbUnavailableError("database unavailable: not answering (a statement or connection just timed out)");
 
-describe("a reserve with an unknown outcome leaves nothing held", () => {
+describe("a reserve or release with an unknown outcome leaves nothing held", () => {
   let g: GatewayHarness;
   before(async () => {
     g = await gatewayHarness();
@@ -122,6 +122,32 @@ describe("a reserve with an unknown outcome leaves nothing held", () => {
       },
     });
     await expectError(await v.removebg(c.liveKey, preview), 503, "service_unavailable");
+    await drain();
+    assert.equal(refused, 2);
+    await assertSpendableAgain(c);
+  });
+
+  test("a release that meets the store away is asked again until it answers", async () => {
+    const c = await oneCall();
+    const billing = g.h.services.billing;
+    let refused = 0;
+    const v = g.variant({
+      product: scriptedProduct(() => productError(500, "inference_failed")).fn,
+      sleep: async () => {},
+      services: {
+        billing: {
+          ...billing,
+          release: async (requestId) => {
+            if (refused < 2) {
+              refused++;
+              throw lost();
+            }
+            return billing.release(requestId);
+          },
+        },
+      },
+    });
+    await expectError(await v.removebg(c.liveKey, preview), 500, "inference_failed");
     await drain();
     assert.equal(refused, 2);
     await assertSpendableAgain(c);
