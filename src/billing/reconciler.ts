@@ -3,9 +3,10 @@
 // capture-retry.ts). A capture is idempotent per request ID, so asking again
 // once the store is back either finds the charge that was made or makes it now.
 //
-// It also ends the holds of reserves whose outcome is unknown (a reserve that threw a
-// store error may still commit, abandon.ts): asked again the same way until the store
-// answers, so a hold nobody uses does not keep the customer's credit until the sweeper.
+// It also gives back the holds a store error left behind: a reserve whose outcome is
+// unknown (it may still commit, abandon.ts) and a release that failed. Asked again the
+// same way until the store answers, so a hold nobody uses does not keep the customer's
+// credit until the sweeper.
 //
 // Kept in memory: the store is exactly what is unavailable when a hold is handed over.
 // What this cannot cover (docs/RELIABILITY.md "Money windows"): a process that dies
@@ -26,8 +27,9 @@ export interface Reconciler {
   /** Hands over a hold whose capture outcome is unknown; `afterCapture` runs once it is captured (e.g. its log row). */
   add(requestId: string, amountKrw: number, afterCapture?: () => Promise<void>): void;
   /**
-   * Hands over the give-back of a hold whose reserve outcome is unknown: `attempt` (the
-   * ledger's abandon, idempotent) is run each round until it no longer throws a store error.
+   * Hands over the give-back of a hold a store error left (a reserve whose outcome is
+   * unknown, a failed release): `attempt` (idempotent: the ledger's abandon or release)
+   * is run each round until it no longer throws a store error.
    */
   giveBack(requestId: string, attempt: () => Promise<unknown>): void;
   /** One round over every pending hold; resolves with how many are still pending. */
@@ -83,12 +85,12 @@ export function createReconciler(d: ReconcilerDeps): Reconciler {
       try {
         await attempt();
         givingBack.delete(requestId);
-        d.log({ level: "warn", msg: "hold of an unknown reserve given back", requestId });
+        d.log({ level: "warn", msg: "hold given back after a store error", requestId });
       } catch (err) {
         if (isStoreUnavailable(err)) continue; // still away: next round
         // Not an outage: asking again will not mend it; the sweeper releases the hold at its expiry.
         givingBack.delete(requestId);
-        d.log({ level: "error", msg: "give-back of an unknown reserve failed", requestId, err: err instanceof Error ? err.message : String(err) });
+        d.log({ level: "error", msg: "hold give-back failed", requestId, err: err instanceof Error ? err.message : String(err) });
       }
     }
     return size();
