@@ -132,3 +132,34 @@ test("the decoder keeps no reference to the pixels it handed out (an idle worker
   gc();
   assert.equal(weak.deref(), undefined, "the pixels outlived the call");
 });
+
+test("release() drops the kept instance, and nothing keeps it or its heap alive after", { skip: noGc }, async () => {
+  setFlagsFromString("--expose-gc");
+  const gc = runInNewContext("gc") as () => void;
+  const codecs = createCodecs();
+  const good = fixture("images/jpeg-baseline.jpg");
+  const Real = WebAssembly.Instance;
+  let weak: WeakRef<WebAssembly.Instance> | undefined;
+  (WebAssembly as { Instance: unknown }).Instance = function (module: WebAssembly.Module, imports?: WebAssembly.Imports) {
+    const instance = new Real(module, imports);
+    weak = new WeakRef(instance);
+    return instance;
+  };
+  try {
+    await pixels(good, codecs);
+  } finally {
+    (WebAssembly as { Instance: unknown }).Instance = Real;
+  }
+  assert.ok(weak, "the decode made an instance");
+  // A WeakRef's target stays alive until the current job ends.
+  await new Promise((r) => setImmediate(r));
+  gc();
+  assert.ok(weak.deref(), "a kept instance stays between calls");
+  codecs.release!();
+  await new Promise((r) => setImmediate(r));
+  gc();
+  assert.equal(weak.deref(), undefined, "the released instance (and with it its heap) outlived release()");
+  const { made, value } = await countingInstances(() => pixels(good, codecs));
+  assert.equal(made, 1, "the next decode starts a fresh instance");
+  assert.deepEqual(Buffer.from(value), Buffer.from(await pixels(good)));
+});

@@ -1,7 +1,7 @@
 // The pipeline's row bands on real helper threads (src/engine/pipeline/pipeline-bands.ts): the
 // same PNG bytes as with every band on one thread, for every tier and format; a band
-// that fails in a band thread fails that run only; and a pool worker with two session threads
-// reports its helper.
+// that fails in a band thread fails that run only; release() gives the arena back; and a
+// pool worker with two session threads reports its helper.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { startThreadBands, type ThreadBands } from "../../src/engine/pipeline/pipeline-bands.ts";
@@ -74,6 +74,26 @@ test("memory the helper cannot share is refused before any band runs", async () 
   const out = new Uint8Array(4 * 4 * 3); // plain memory: the helper's rows would be lost
   const img = { width: 4, height: 4, data: new Uint8ClampedArray(bands.bytes(64).buffer, 0, 64) };
   await assert.rejects(bands.run("modelInput", { img, width: 4, height: 4, out, opaque: true }, 4), /modelInput\.out: a Uint8Array outside shared memory/);
+});
+
+test("release() gives the band memory back: the next job takes fresh memory, later jobs reuse it again", async () => {
+  const jobBuffer = () => {
+    bands.begin();
+    return bands.bytes(4096).buffer;
+  };
+  jobBuffer();
+  const kept = jobBuffer();
+  assert.equal(jobBuffer(), kept, "a job reuses the memory of the one before");
+  bands.release();
+  const fresh = jobBuffer();
+  assert.notEqual(fresh, kept, "after release() a job takes fresh memory");
+  assert.equal(jobBuffer(), jobBuffer(), "and from the job after, memory is reused again");
+  // The helpers were told to collect; they still take their pieces of the next run.
+  const job = () => ({ image: fixture("photos/rocket.jpg"), size: "full" as const, semitransparency: true });
+  const one = await runPipeline(job(), discSession, inlineBands);
+  const two = await runPipeline(job(), discSession, bands);
+  assert.ok(one.ok && two.ok);
+  assert.ok(Buffer.from(two.png).equals(Buffer.from(one.png)));
 });
 
 test("a pool worker with two session threads starts one band helper and reports it", async () => {

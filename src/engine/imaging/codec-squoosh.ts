@@ -50,8 +50,19 @@ const TRUNCATION_WARNING = /premature end of (jpeg file|data segment)/i;
  */
 class StopAtTruncation extends Error {}
 
-/** A decoder: `into` gives the memory its pixels go to (default: a new array). */
-export type SquooshDecode = (bytes: Uint8Array, into?: PixelMemory) => Promise<CodecOutcome>;
+/**
+ * A decoder: `into` gives the memory its pixels go to (default: a new array). release()
+ * drops the instance kept between calls (its heap is as large as the largest image it
+ * decoded); the next call starts a fresh one.
+ */
+export type SquooshDecode = ((bytes: Uint8Array, into?: PixelMemory) => Promise<CodecOutcome>) & { release(): void };
+
+/**
+ * Where a call's output lines go between calls. Module level on purpose: a closure made
+ * inside a call would keep that call's scope, and with it the instance, alive after the
+ * instance is dropped.
+ */
+const ignoreLine = (): void => {};
 
 function squooshDecoder(
   glueSpecifier: string,
@@ -68,7 +79,7 @@ function squooshDecoder(
   // Instances a call was not clean on. Another call may already hold one (two decodes
   // awaiting the same instance in one thread), and must not use it.
   const retired = new WeakSet<SquooshDecoderModule>();
-  let note: (line: string) => void = () => {};
+  let note: (line: string) => void = ignoreLine;
   const instantiate = ({ factory, wasm }: Compiled): Promise<SquooshDecoderModule> =>
     factory({
       noInitialRun: true,
@@ -82,7 +93,7 @@ function squooshDecoder(
       printErr: (line) => note(line),
     });
 
-  return async (bytes, into) => {
+  const decode = async (bytes: Uint8Array, into?: PixelMemory): Promise<CodecOutcome> => {
     // A failed load is a deployment fault, not a bad image: let it throw, and retry
     // the load next time instead of caching the rejection.
     const pending = (compiled ??= compile());
@@ -123,7 +134,7 @@ function squooshDecoder(
       const truncated = e instanceof StopAtTruncation;
       return { ok: false, reason: messages.join("; ") || describeThrown(e), ...(truncated ? { truncated } : {}) };
     } finally {
-      note = () => {};
+      note = ignoreLine;
       // Anything but a clean decode (a failure, a throw, a warning) may have left the
       // codec's state or heap unusual: the next call gets a fresh instance.
       if (!clean) {
@@ -132,6 +143,11 @@ function squooshDecoder(
       }
     }
   };
+  return Object.assign(decode, {
+    release: () => {
+      kept = undefined;
+    },
+  });
 }
 
 export function mozJpegDecoder(): SquooshDecode {

@@ -20,6 +20,11 @@ export interface Codecs {
   decodeCmykJpeg(bytes: Uint8Array): Promise<CodecOutcome>;
   decodePng(bytes: Uint8Array): Promise<CodecOutcome>;
   decodeWebp(bytes: Uint8Array, into?: PixelMemory): Promise<CodecOutcome>;
+  /**
+   * Drops what the decoders keep from call to call (instances whose heaps grew to the
+   * largest image so far); the next decode starts fresh. Absent: nothing is kept.
+   */
+  release?(): void;
 }
 
 /** A short text for logs from whatever a codec threw. */

@@ -12,11 +12,17 @@ export type { Codecs, CodecOutcome } from "./codec-types.ts";
  * which does exactly that).
  */
 export function createCodecs(): Codecs {
+  const decodeJpeg = mozJpegDecoder();
+  const decodeWebp = libWebpDecoder();
   return {
-    decodeJpeg: mozJpegDecoder(),
+    decodeJpeg,
     decodeCmykJpeg: imagescriptCmykJpegDecoder(),
     decodePng: imagescriptPngDecoder(),
-    decodeWebp: libWebpDecoder(),
+    decodeWebp,
+    release() {
+      decodeJpeg.release();
+      decodeWebp.release();
+    },
   };
 }
 
@@ -28,4 +34,9 @@ let threadDefault: Codecs | undefined;
  */
 export function defaultCodecs(): Codecs {
   return (threadDefault ??= createCodecs());
+}
+
+/** Drops what this thread's default codec set keeps between calls (Codecs.release). */
+export function releaseDefaultCodecs(): void {
+  threadDefault?.release?.();
 }

@@ -2,12 +2,14 @@
 // worker announces, in the memory they share, and answers once none is left.
 import { parentPort } from "node:worker_threads";
 import { runPieces } from "../imaging/row-bands.ts";
-import type { BandMessage, BandReply } from "./pipeline-bands.ts";
+import type { BandMessage, BandReply, CollectMessage } from "./pipeline-bands.ts";
+import { exposedGc } from "./release-memory.ts";
 
 const port = parentPort;
 if (!port) throw new Error("pipeline-bands-worker must run as a worker thread");
 
-port.on("message", (m: BandMessage) => {
+port.on("message", (m: BandMessage | CollectMessage) => {
+  if ("collect" in m) return exposedGc()?.();
   let reply: BandReply;
   try {
     runPieces(m.task, m.args as never, m.pieces, m.next);

@@ -37,10 +37,20 @@ export interface BandMessage {
   /** One Int32 in shared memory: the number of the next piece to take. */
   next: Int32Array;
 }
+/** Worker → helper, between jobs: collect garbage (the last job's views of shared memory) where gc() is exposed. */
+export interface CollectMessage {
+  collect: true;
+}
 /** Helper → worker: the band is done (or why not); the first message is `{ ready: true }`. */
 export type BandReply = { id: number; ok: true } | { id: number; ok: false; message: string } | { ready: true };
 
 export interface ThreadBands extends RowBands {
+  /**
+   * Between jobs: gives the arena back (the next job takes fresh memory, sized to itself)
+   * and has every helper collect its garbage, which holds the last job's shared memory
+   * alive as long as any thread still has a view of it (release-memory.ts).
+   */
+  release(): void;
   dispose(): Promise<void>;
 }
 
@@ -68,6 +78,13 @@ class SharedArena {
     // Past the chunk (the first job, or a bigger image than any before): a buffer of its
     // own for now; begin() grows the chunk to this job's total for the next one.
     return { buffer: new SharedArrayBuffer(size), offset: 0 };
+  }
+
+  /** Drops the chunk: the next job asks for fresh memory, and the one after reuses what that job took. */
+  release(): void {
+    this.chunk = new SharedArrayBuffer(0);
+    this.used = 0;
+    this.asked = 0;
   }
 }
 
@@ -192,6 +209,11 @@ function threadBands(helpers: Helper[]): ThreadBands {
       if (ownError !== undefined) throw ownError;
       const failed = settled.find((s) => s.status === "rejected");
       if (failed) throw (failed as PromiseRejectedResult).reason;
+    },
+    release() {
+      arena.release();
+      if (broken || disposed) return;
+      for (const h of helpers) h.worker.postMessage({ collect: true } satisfies CollectMessage);
     },
     async dispose() {
       disposed = true;

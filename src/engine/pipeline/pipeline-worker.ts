@@ -6,10 +6,18 @@ import { createMaskSession, type MaskSession } from "../inference/session.ts";
 import { runPipeline, type PipelineJob, type PipelineResult } from "./pipeline.ts";
 import type { PipelineWorkerInfo, SessionSettings } from "./engine.ts";
 import { startThreadBands, type ThreadBands } from "./pipeline-bands.ts";
+import { exposedGc, releasesAfter } from "./release-memory.ts";
+import { releaseDefaultCodecs } from "../imaging/codecs.ts";
 
 let session: MaskSession | undefined;
 /** Helper threads for the pixel steps: one per session thread beyond the first (pipeline-bands.ts). */
 let bands: ThreadBands | undefined;
+
+function releaseAfterJob(): void {
+  releaseDefaultCodecs();
+  bands?.release();
+  exposedGc()?.();
+}
 
 serveWorker<SessionSettings, PipelineJob, PipelineResult, PipelineWorkerInfo>({
   init: async (settings) => {
@@ -24,8 +32,16 @@ serveWorker<SessionSettings, PipelineJob, PipelineResult, PipelineWorkerInfo>({
   },
   handle: async (job) => {
     if (!session) throw new Error("worker used before init");
-    const result = await runPipeline(job, session, bands);
-    return { result, transfer: result.ok ? [result.png.buffer as ArrayBuffer] : [] };
+    const release = releasesAfter(job.image);
+    try {
+      const result = await runPipeline(job, session, bands);
+      return { result, transfer: result.ok ? [result.png.buffer as ArrayBuffer] : [] };
+    } finally {
+      // After a large job, once its answer is posted (a later turn of the event loop),
+      // the memory kept for the next large job goes back and every thread that held the
+      // job's buffers collects them (release-memory.ts).
+      if (release) setImmediate(releaseAfterJob);
+    }
   },
   dispose: async () => {
     await bands?.dispose();

@@ -1,0 +1,75 @@
+// A pool worker gives back what a large job made it hold (src/engine/pipeline/release-memory.ts):
+// which jobs are followed by a release, and that the jobs after one (large or small) still
+// give the same bytes: the decoder starts a fresh instance, the bands fresh memory.
+// The test command runs every file with --expose-gc, which is what turns the release on.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { Image } from "imagescript";
+import { createEngine } from "../../src/engine/pipeline/engine.ts";
+import { RELEASE_AFTER_PIXELS, releasesAfter } from "../../src/engine/pipeline/release-memory.ts";
+import { fixture } from "../support/harness.ts";
+
+const noGc = typeof (globalThis as { gc?: unknown }).gc !== "function" && "needs --expose-gc (the test command passes it)";
+
+/** The start of a PNG: signature, IHDR with these dimensions, then an empty IDAT (the header reader stops there). */
+function pngHeader(width: number, height: number): Uint8Array {
+  const out = new Uint8Array(8 + 25 + 12);
+  out.set([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+  const view = new DataView(out.buffer);
+  view.setUint32(8, 13);
+  out.set(new TextEncoder().encode("IHDR"), 12);
+  view.setUint32(16, width);
+  view.setUint32(20, height);
+  out.set([8, 6, 0, 0, 0], 24); // 8-bit RGBA
+  view.setUint32(33, 0);
+  out.set(new TextEncoder().encode("IDAT"), 37);
+  return out;
+}
+
+test("jobs over RELEASE_AFTER_PIXELS are followed by a release; smaller or unreadable ones are not", { skip: noGc }, () => {
+  assert.equal(RELEASE_AFTER_PIXELS, 4_000_000);
+  assert.equal(releasesAfter(pngHeader(2000, 2000)), false, "4 MP exactly");
+  assert.equal(releasesAfter(pngHeader(2001, 2000)), true, "just over 4 MP");
+  assert.equal(releasesAfter(pngHeader(4242, 2828)), true, "12 MP");
+  assert.equal(releasesAfter(fixture("photos/rocket.jpg")), false, "a small photo");
+  assert.equal(releasesAfter(new Uint8Array([1, 2, 3])), false, "not an image");
+});
+
+test("after a large job is released, the next large and small jobs give the same bytes", { skip: noGc }, async () => {
+  // 4.32 MP: over the limit, so the worker releases after it.
+  const width = 2400;
+  const height = 1800;
+  const img = new Image(width, height);
+  for (let y = 0; y < height; y++) {
+    for (let x = 0; x < width; x++) {
+      const i = (y * width + x) * 4;
+      img.bitmap[i] = (x * 255) / width;
+      img.bitmap[i + 1] = (y * 255) / height;
+      img.bitmap[i + 2] = ((x ^ y) & 0xff) >> 1;
+      img.bitmap[i + 3] = 255;
+    }
+  }
+  const large = await img.encodeJPEG(85);
+  assert.ok(releasesAfter(large));
+  const small = fixture("photos/rocket.jpg");
+
+  const engine = createEngine({ poolSize: 1, session: { model: { inputSize: [64, 64] } as never, modelPath: "", backend: "stub", threads: 2, wasmDir: "", stubDelayMs: 0 } });
+  try {
+    await engine.whenReady();
+    assert.equal(engine.state().bandHelpers, 1);
+    const run = async (image: Uint8Array) => {
+      const r = await engine.run({ image: image.slice(), size: "full", semitransparency: true });
+      assert.ok(r.ok, !r.ok ? r.title : "");
+      return r;
+    };
+    const first = await run(large);
+    const smallAfter = await run(small);
+    const second = await run(large);
+    const smallAgain = await run(small);
+    assert.equal(first.width, width);
+    assert.ok(Buffer.from(second.png).equals(Buffer.from(first.png)), "a large job after a release: same PNG");
+    assert.ok(Buffer.from(smallAgain.png).equals(Buffer.from(smallAfter.png)), "a small job after a release: same PNG");
+  } finally {
+    await engine.dispose();
+  }
+});
