@@ -1,12 +1,16 @@
 // A pool worker gives back what a large job made it hold (src/engine/pipeline/release-memory.ts):
-// which jobs are followed by a release, and that the jobs after one (large or small) still
-// give the same bytes: the decoder starts a fresh instance, the bands fresh memory.
+// which jobs are followed by a collection and an idle release, and that the jobs after
+// either (large or small, at once or after a pause) still give the same bytes: after a
+// release the decoder starts a fresh instance and the bands take fresh memory.
 // The test command runs every file with --expose-gc, which is what turns the release on.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { Image } from "imagescript";
-import { createEngine } from "../../src/engine/pipeline/engine.ts";
-import { RELEASE_AFTER_PIXELS, releasesAfter } from "../../src/engine/pipeline/release-memory.ts";
+import { createWorkerPool } from "../../src/engine/inference/pool.ts";
+import { moduleBeside } from "../../src/engine/inference/module-url.ts";
+import type { PipelineJob, PipelineResult } from "../../src/engine/pipeline/pipeline.ts";
+import type { PipelineWorkerInfo } from "../../src/engine/pipeline/engine.ts";
+import { RELEASE_AFTER_PIXELS, RELEASE_WHEN_IDLE_MS, releasesAfter } from "../../src/engine/pipeline/release-memory.ts";
 import { fixture } from "../support/harness.ts";
 
 const noGc = typeof (globalThis as { gc?: unknown }).gc !== "function" && "needs --expose-gc (the test command passes it)";
@@ -26,7 +30,7 @@ function pngHeader(width: number, height: number): Uint8Array {
   return out;
 }
 
-test("jobs over RELEASE_AFTER_PIXELS are followed by a release; smaller or unreadable ones are not", { skip: noGc }, () => {
+test("jobs over RELEASE_AFTER_PIXELS are followed by a collection and release; smaller or unreadable ones are not", { skip: noGc }, () => {
   assert.equal(RELEASE_AFTER_PIXELS, 4_000_000);
   assert.equal(releasesAfter(pngHeader(2000, 2000)), false, "4 MP exactly");
   assert.equal(releasesAfter(pngHeader(2001, 2000)), true, "just over 4 MP");
@@ -35,7 +39,7 @@ test("jobs over RELEASE_AFTER_PIXELS are followed by a release; smaller or unrea
   assert.equal(releasesAfter(new Uint8Array([1, 2, 3])), false, "not an image");
 });
 
-test("after a large job is released, the next large and small jobs give the same bytes", { skip: noGc }, async () => {
+test("after a large job is collected and released, the next large and small jobs give the same bytes", { skip: noGc }, async () => {
   // 4.32 MP: over the limit, so the worker releases after it.
   const width = 2400;
   const height = 1800;
@@ -53,23 +57,36 @@ test("after a large job is released, the next large and small jobs give the same
   assert.ok(releasesAfter(large));
   const small = fixture("photos/rocket.jpg");
 
-  const engine = createEngine({ poolSize: 1, session: { model: { inputSize: [64, 64] } as never, modelPath: "", backend: "stub", threads: 2, wasmDir: "", stubDelayMs: 0 } });
+  // The engine's own pool, read directly: a release that threw would kill the worker while
+  // idle, and the pool would replace it without any job failing.
+  const pool = createWorkerPool<PipelineJob, PipelineResult>({
+    size: 1,
+    workerUrl: moduleBeside(new URL("../../src/engine/pipeline/engine.ts", import.meta.url).href, "./pipeline-worker"),
+    workerData: { model: { inputSize: [64, 64] }, modelPath: "", backend: "stub", threads: 2, wasmDir: "", stubDelayMs: 0 },
+  });
   try {
-    await engine.whenReady();
-    assert.equal(engine.state().bandHelpers, 1);
+    const { workers } = await pool.ready();
+    assert.equal((workers[0] as PipelineWorkerInfo).bandHelpers, 1);
     const run = async (image: Uint8Array) => {
-      const r = await engine.run({ image: image.slice(), size: "full", semitransparency: true });
+      const bytes = image.slice();
+      const r = await pool.run({ image: bytes, size: "full", semitransparency: true }, [bytes.buffer]);
       assert.ok(r.ok, !r.ok ? r.title : "");
       return r;
     };
+    const idle = () => new Promise((r) => setTimeout(r, RELEASE_WHEN_IDLE_MS + 500));
     const first = await run(large);
+    const atOnce = await run(large); // collected after the first, nothing released
+    await idle();
+    const afterRelease = await run(large);
     const smallAfter = await run(small);
-    const second = await run(large);
-    const smallAgain = await run(small);
+    await idle();
+    const smallAfterRelease = await run(small);
     assert.equal(first.width, width);
-    assert.ok(Buffer.from(second.png).equals(Buffer.from(first.png)), "a large job after a release: same PNG");
-    assert.ok(Buffer.from(smallAgain.png).equals(Buffer.from(smallAfter.png)), "a small job after a release: same PNG");
+    assert.ok(Buffer.from(atOnce.png).equals(Buffer.from(first.png)), "a large job right after a large one: same PNG");
+    assert.ok(Buffer.from(afterRelease.png).equals(Buffer.from(first.png)), "a large job after a release: same PNG");
+    assert.ok(Buffer.from(smallAfterRelease.png).equals(Buffer.from(smallAfter.png)), "a small job after a release: same PNG");
+    assert.equal(pool.stats().restarts, 0, "the worker lived through its collections and releases");
   } finally {
-    await engine.dispose();
+    await pool.dispose();
   }
 });

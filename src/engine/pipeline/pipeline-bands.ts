@@ -46,10 +46,11 @@ export type BandReply = { id: number; ok: true } | { id: number; ok: false; mess
 
 export interface ThreadBands extends RowBands {
   /**
-   * Between jobs: gives the arena back (the next job takes fresh memory, sized to itself)
-   * and has every helper collect its garbage, which holds the last job's shared memory
-   * alive as long as any thread still has a view of it (release-memory.ts).
+   * Between jobs: has every helper collect its garbage (where gc() is exposed), which
+   * holds the last job's shared memory alive while any thread still has a view of it.
    */
+  collect(): void;
+  /** As collect(), after giving the arena back: the next job takes fresh memory, sized to itself (release-memory.ts). */
   release(): void;
   dispose(): Promise<void>;
 }
@@ -178,6 +179,11 @@ function threadBands(helpers: Helper[]): ThreadBands {
       h.worker.postMessage({ id, task, args, pieces, next } satisfies BandMessage);
     });
 
+  const collect = () => {
+    if (broken || disposed) return;
+    for (const h of helpers) h.worker.postMessage({ collect: true } satisfies CollectMessage);
+  };
+
   return {
     get parts() {
       return broken ? 1 : helpers.length + 1;
@@ -210,10 +216,10 @@ function threadBands(helpers: Helper[]): ThreadBands {
       const failed = settled.find((s) => s.status === "rejected");
       if (failed) throw (failed as PromiseRejectedResult).reason;
     },
+    collect,
     release() {
       arena.release();
-      if (broken || disposed) return;
-      for (const h of helpers) h.worker.postMessage({ collect: true } satisfies CollectMessage);
+      collect();
     },
     async dispose() {
       disposed = true;

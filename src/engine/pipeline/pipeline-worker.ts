@@ -6,14 +6,25 @@ import { createMaskSession, type MaskSession } from "../inference/session.ts";
 import { runPipeline, type PipelineJob, type PipelineResult } from "./pipeline.ts";
 import type { PipelineWorkerInfo, SessionSettings } from "./engine.ts";
 import { startThreadBands, type ThreadBands } from "./pipeline-bands.ts";
-import { exposedGc, releasesAfter } from "./release-memory.ts";
+import { exposedGc, releasesAfter, RELEASE_WHEN_IDLE_MS } from "./release-memory.ts";
 import { releaseDefaultCodecs } from "../imaging/codecs.ts";
 
 let session: MaskSession | undefined;
 /** Helper threads for the pixel steps: one per session thread beyond the first (pipeline-bands.ts). */
 let bands: ThreadBands | undefined;
 
-function releaseAfterJob(): void {
+/** Pending while idle after a large job: drops the memory kept for the next one (release-memory.ts). */
+let idleRelease: ReturnType<typeof setTimeout> | undefined;
+
+/** The last job's garbage, in this thread and the band helpers'. */
+function collectAfterJob(): void {
+  bands?.collect();
+  exposedGc()?.();
+}
+
+/** What is kept for the next large job: the decoders' instances and the band arena. */
+function releaseWhenIdle(): void {
+  idleRelease = undefined;
   releaseDefaultCodecs();
   bands?.release();
   exposedGc()?.();
@@ -32,18 +43,25 @@ serveWorker<SessionSettings, PipelineJob, PipelineResult, PipelineWorkerInfo>({
   },
   handle: async (job) => {
     if (!session) throw new Error("worker used before init");
-    const release = releasesAfter(job.image);
+    clearTimeout(idleRelease);
+    idleRelease = undefined;
+    const large = releasesAfter(job.image);
     try {
       const result = await runPipeline(job, session, bands);
       return { result, transfer: result.ok ? [result.png.buffer as ArrayBuffer] : [] };
     } finally {
-      // After a large job, once its answer is posted (a later turn of the event loop),
-      // the memory kept for the next large job goes back and every thread that held the
-      // job's buffers collects them (release-memory.ts).
-      if (release) setImmediate(releaseAfterJob);
+      // Once the answer is posted (a later turn of the event loop), every thread that held
+      // the job's buffers collects them; what is kept for the next large job goes back
+      // only if none comes within RELEASE_WHEN_IDLE_MS.
+      if (large) {
+        setImmediate(collectAfterJob);
+        idleRelease = setTimeout(releaseWhenIdle, RELEASE_WHEN_IDLE_MS);
+        idleRelease.unref?.();
+      }
     }
   },
   dispose: async () => {
+    clearTimeout(idleRelease);
     await bands?.dispose();
     await session?.dispose();
   },

@@ -1,13 +1,17 @@
 // What a pool worker gives back after a large job, and when. A 12 MP job leaves its
 // buffers behind as garbage: the decoded pixels and the cut-out in shared memory (which
-// the band helpers saw too), the PNG's pieces, and the JPEG decoder's heap, grown to the
-// image's size and kept for the next one. An idle worker allocates nothing, so V8 does not
-// collect them: after one paid 12 MP call they held about 140 MiB of a 1.1 GiB service
-// until the next job (docs/DEPLOY.md). Where the process exposes V8's gc() (`node
-// --expose-gc`, as the image runs), the worker drops what it would keep for the next
-// large job (the band arena, the decoders' instances) and collects in every thread that
-// held the job's buffers, once the answer is sent. The next large job then pays the page
-// faults of fresh memory: tens of milliseconds on a job of seconds.
+// the band helpers saw too) and the PNG's pieces. An idle worker allocates nothing, so V8
+// does not collect them, and the JPEG decoder's heap (grown to the image's size) and the
+// band arena (sized to the job) are kept for the next job on purpose: after one paid 12 MP
+// call they held about 140 MiB of a 1.1 GiB service (docs/DEPLOY.md). Where the process
+// exposes V8's gc() (`node --expose-gc`, as the image runs), after a large job the worker
+//
+// - collects right after answering, in its own thread and every band helper: the job's
+//   garbage goes, and the next job costs nothing more (a collection of heaps of ~10 MB);
+// - once it has been idle RELEASE_WHEN_IDLE_MS, also drops the decoder instances and the
+//   band arena and collects again. The next large job then pays for fresh memory (on this
+//   VM ~0.2 s of CPU for a fresh decoder heap at 12 MP, docs/DECISIONS.md), which jobs that
+//   follow each other without a pause never do.
 //
 // Without gc() nothing is dropped: garbage that nothing collects would only sit beside
 // the next job's fresh memory, so keeping the arena and the instances is cheaper there.
@@ -15,10 +19,13 @@ import { readImageHeader } from "../imaging/header.ts";
 
 /**
  * Jobs whose image is over this many pixels (4 MP, a third of the largest accepted) are
- * followed by a release. Below it, what is kept (the arena and the decoder heap of a job
- * this size, about 11 bytes a pixel: under 45 MB) stays for the next job.
+ * followed by a collection and, when idle, a release. Below it, what is kept (the arena and
+ * the decoder heap of a job this size, about 11 bytes a pixel: under 45 MB) stays.
  */
 export const RELEASE_AFTER_PIXELS = 4_000_000;
+
+/** How long a worker waits, with no job, before it drops what it keeps for the next large job. */
+export const RELEASE_WHEN_IDLE_MS = 1000;
 
 /** V8's gc() where this thread can call it (`--expose-gc`), else undefined. */
 export function exposedGc(): (() => void) | undefined {
@@ -26,7 +33,7 @@ export function exposedGc(): (() => void) | undefined {
   return typeof gc === "function" ? (gc as () => void) : undefined;
 }
 
-/** Whether a job on these input bytes is followed by a release (the header alone is read). */
+/** Whether a job on these input bytes is followed by a collection and release (the header alone is read). */
 export function releasesAfter(image: Uint8Array): boolean {
   if (!exposedGc()) return false;
   const header = readImageHeader(image);
