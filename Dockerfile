@@ -64,10 +64,17 @@ RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund \
 
 # ---- service: the image (the default target; see the last line).
 FROM ${NODE_IMAGE} AS service
+# MALLOC_MMAP_THRESHOLD_: glibc serves every allocation of 1 MiB or more with a mapping of
+# its own and unmaps it when freed. By default the threshold rises to the largest block
+# freed so far (up to 32 MiB), after which a job's buffers and the compilers' large blocks
+# come from the threads' malloc arenas, which keep them after they are freed (about 60 MiB
+# in each of two arenas after one 12 MP call). See docs/DECISIONS.md, "Memory back after a
+# large job".
 ENV NODE_ENV=production \
     PORT=8080 \
     HOST=0.0.0.0 \
-    DATA_DIR=/data
+    DATA_DIR=/data \
+    MALLOC_MMAP_THRESHOLD_=1048576
 WORKDIR /app
 # Application files stay owned by root and read-only to the service user; only DATA_DIR
 # (PGlite when DATABASE_URL is unset, the generated key pepper) is writable, and starts
@@ -100,7 +107,10 @@ HEALTHCHECK --interval=15s --timeout=5s --start-period=120s --retries=3 \
 # arena's, reused from compile to compile: RSS after one paid 12 MP call 1,090-1,161 MiB
 # against 1,215-1,272, with no more CPU per call and the same time to ready
 # (docs/DECISIONS.md, "One V8 platform thread in the image").
-CMD ["node", "--v8-pool-size=1", "dist/main.js"]
+# --expose-gc lets each pool worker collect a large job's buffers, in its own thread and
+# its band helpers', right after answering, and give back the decoder's heap and the band
+# memory it would otherwise keep (src/engine/pipeline/release-memory.ts).
+CMD ["node", "--v8-pool-size=1", "--expose-gc", "dist/main.js"]
 
 # ---- native (opt-in: --target native): onnxruntime-node with this platform's binaries
 # only (the package carries macOS, Windows and both Linux architectures), backend native.

@@ -27,6 +27,11 @@ const deps = named("deps");
 const native = named("native");
 const args = (stage: typeof image, op: string) => stage.filter((i) => i.op === op).map((i) => i.args);
 const pkg = JSON.parse(readText(join(REPO, "package.json")));
+/** The C library's settings in the image's ENV: the process's, not src/config.ts's (Dockerfile). */
+const LIBC_ENV = { MALLOC_MMAP_THRESHOLD_: "1048576" };
+/** The image's ENV as the service reads it. */
+const serviceEnv = (stage: typeof image) =>
+  Object.fromEntries(Object.entries(dockerEnv(stage)).filter(([k]) => !(k in LIBC_ENV)));
 
 test("build and deps stages feed the service; the default target is the service, native is opt-in", () => {
   assert.deepEqual(
@@ -39,13 +44,13 @@ test("build and deps stages feed the service; the default target is the service,
 
 test("the image's ENV, EXPOSE and HEALTHCHECK agree with src/config.ts", () => {
   for (const [where, stage] of [["image", image], ["native", native]] as const) {
-    const { problems, config } = checkEnv(`Dockerfile ENV (${where})`, dockerEnv(stage));
+    const { problems, config } = checkEnv(`Dockerfile ENV (${where})`, serviceEnv(stage));
     assert.deepEqual(problems, []);
     assert.deepEqual(args(stage, "EXPOSE"), [String(config!.PORT)]);
   }
-  const { config } = checkEnv("Dockerfile ENV", dockerEnv(image));
+  const { config } = checkEnv("Dockerfile ENV", serviceEnv(image));
   assert.equal(config!.INFERENCE_BACKEND, "auto");
-  assert.equal(checkEnv("native", dockerEnv(native)).config!.INFERENCE_BACKEND, "native");
+  assert.equal(checkEnv("native", serviceEnv(native)).config!.INFERENCE_BACKEND, "native");
   const [hc] = args(image, "HEALTHCHECK");
   assert.match(hc, /\/readyz'/);
   // The check follows PORT and falls back to the image's own default.
@@ -59,8 +64,11 @@ test("the service runs built JavaScript as a non-root user, with no TypeScript l
   const user = args(image, "USER").at(-1);
   assert.ok(user && user !== "root" && user !== "0", `USER ${user}`);
   const cmd = JSON.parse(args(image, "CMD").at(-1)!) as string[];
-  // One V8 platform thread: the TurboFan compiles it runs leave one malloc arena, not four (Dockerfile).
-  assert.deepEqual(cmd, ["node", "--v8-pool-size=1", "dist/main.js"]);
+  // One V8 platform thread: the TurboFan compiles it runs leave one malloc arena, not four;
+  // gc() exposed, and large blocks unmapped when freed, so a large job's memory goes back
+  // after it (Dockerfile).
+  assert.deepEqual(cmd, ["node", "--v8-pool-size=1", "--expose-gc", "dist/main.js"]);
+  for (const [k, v] of Object.entries(LIBC_ENV)) assert.equal(dockerEnv(image)[k], v, k);
   assert.equal(args(image, "ENTRYPOINT").length, 0);
   assert.ok(!/tsx|--import|--loader|--experimental/.test(JSON.stringify(dockerEnv(image))), "no loader through NODE_OPTIONS");
   // tsx (and with it esbuild) is the development loop's, so --omit=dev leaves it out.
