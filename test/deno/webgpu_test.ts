@@ -10,6 +10,8 @@ import { createMaskSession, type BackendChoice } from "../../src/engine/inferenc
 import { maskDifference, writeTinyModel } from "../support/tiny-onnx.ts";
 import { deriveModel } from "../../src/engine/assets/derive.ts";
 import { join } from "node:path";
+import { createRemover } from "../../dist/index.js";
+import { decodeImage } from "../../src/engine/imaging/index.ts";
 
 const sha256 = async (b: Uint8Array) =>
   Array.from(new Uint8Array(await crypto.subtle.digest("SHA-256", b)), (x) => x.toString(16).padStart(2, "0")).join("");
@@ -51,11 +53,17 @@ async function maskWith(backend: BackendChoice, path: string, entry: Parameters<
   }
 }
 
-Deno.test("Deno offers a software WebGPU adapter here (the precondition of the tests below)", async () => {
+/** The adapter Deno offers here: Mesa's software one without a GPU (CI), a GPU's where there is one. */
+async function adapterIsSoftware(): Promise<boolean> {
   assert(navigator.gpu, "navigator.gpu is missing");
   const adapter = await navigator.gpu.requestAdapter();
   assert(adapter, "no WebGPU adapter: install Mesa's Vulkan drivers (apt-get install mesa-vulkan-drivers libvulkan1)");
-  assert(adapter.info.isFallbackAdapter, "expected the software (fallback) adapter on this GPU-less machine");
+  return adapter.info.isFallbackAdapter;
+}
+
+Deno.test("Deno offers a WebGPU adapter here (the precondition of the tests below)", async () => {
+  const software = await adapterIsSoftware();
+  console.log(`WebGPU adapter: ${software ? "software (no GPU)" : "hardware"}`);
 });
 
 Deno.test("backend webgpu runs the model on the software adapter and gives the WebAssembly mask", async () => {
@@ -99,11 +107,39 @@ Deno.test("the default model's form (static int8 QDQ pairs) runs on webgpu and g
   }
 });
 
-Deno.test("backend auto refuses the software adapter and runs on WebAssembly", async () => {
+Deno.test("backend auto takes WebGPU only on a hardware adapter, and never for a model marked for the CPU", async () => {
+  const software = await adapterIsSoftware();
   const { tiny, resolved } = await tinyModel();
   try {
     const auto = await maskWith("auto", resolved.path, resolved.entry);
-    assert(auto.backend === "wasm", `auto chose ${auto.backend} on a software adapter`);
+    const expected = software ? "wasm" : "webgpu";
+    assert(auto.backend === expected, `auto chose ${auto.backend} on a ${software ? "software" : "hardware"} adapter`);
+    const cpuOnly = await maskWith("auto", resolved.path, { ...resolved.entry, autoBackend: "cpu" });
+    assert(cpuOnly.backend === "wasm", `auto chose ${cpuOnly.backend} for a model marked autoBackend "cpu"`);
+  } finally {
+    tiny.remove();
+  }
+});
+
+Deno.test("createRemover with backend webgpu runs in its pool worker with several threads, and cuts out what WebAssembly cuts out", async () => {
+  // The library's defaults put the session in a worker thread with a thread per core: the
+  // WebGPU bundle must start there (its URL resolution, its WebAssembly threads).
+  const tiny = writeTinyModel(SIZE, SIZE);
+  const photo = Deno.readFileSync(new URL("../fixtures/photos/rocket.jpg", import.meta.url));
+  const alphaWith = async (backend: "webgpu" | "wasm") => {
+    await using remover = await createRemover({ backend, model: tiny.path, workers: 1, threads: 2 });
+    assert(remover.backend === backend, `asked for ${backend}, got ${remover.backend}`);
+    const decoded = await decodeImage((await remover.remove(photo, { size: "preview" })).png);
+    assert(decoded.ok, "the cut-out decodes");
+    const { data } = decoded.image;
+    return Uint8Array.from({ length: data.length / 4 }, (_, i) => data[i * 4 + 3]!);
+  };
+  try {
+    const gpu = await alphaWith("webgpu");
+    const cpu = await alphaWith("wasm");
+    assert(new Set(cpu).size > 20, `the WebAssembly cut-out's alpha has only ${new Set(cpu).size} levels`);
+    const worst = maskDifference(cpu, gpu);
+    assert(worst <= 2, `WebGPU and WebAssembly cut-outs' alpha differ by up to ${worst} levels`);
   } finally {
     tiny.remove();
   }

@@ -15,6 +15,7 @@ function entry(file: string, bytes: Uint8Array): ModelEntry {
     sha256: createHash("sha256").update(bytes).digest("hex"),
     bytes: bytes.length,
     precision: "test",
+    autoBackend: "any",
     inputName: "input",
     outputName: "output",
     inputSize: [8, 8],

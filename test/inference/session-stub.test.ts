@@ -9,6 +9,7 @@ const model: ModelEntry = {
   sha256: "0".repeat(64),
   bytes: 1,
   precision: "none",
+  autoBackend: "any",
   inputName: "input",
   outputName: "output",
   inputSize: [60, 80], // [h, w]

@@ -89,6 +89,7 @@ export function tinyIsNetModel(height = 64, width = 64): TinyModel {
       sha256: createHash("sha256").update(bytes).digest("hex"),
       bytes: bytes.length,
       precision: "float32 weights, input and output",
+      autoBackend: "any",
       inputName: "input",
       outputName: "output",
       inputSize: [height, width],

@@ -13,6 +13,7 @@ import { resolve, sep } from "node:path";
 import { pathToFileURL } from "node:url";
 import type * as Ort from "onnxruntime-web";
 import { InferenceError, messageOf } from "./errors.ts";
+import type { ModelEntry } from "./manifest.ts";
 import { readModelBytes } from "./model-bytes.ts";
 import { checkGraphNames, type RunnerOptions, type TensorRunner } from "./runner.ts";
 
@@ -42,11 +43,24 @@ async function hasHardwareGpu(): Promise<boolean> {
 }
 
 export async function importOrtWeb(bundle: "default" | "webgpu"): Promise<OrtModule> {
+  if (bundle === "webgpu") hideOpaqueLocation();
   const mod = (bundle === "webgpu" ? await import("onnxruntime-web/webgpu") : await import("onnxruntime-web")) as OrtModule & {
     default?: OrtModule;
   };
   // The node build is CommonJS-shaped under some loaders: take the namespace either way.
   return mod.InferenceSession ? mod : (mod.default as OrtModule);
+}
+
+/**
+ * The WebGPU bundle resolves its own URL against `location.origin` wherever `location`
+ * exists. In a Deno worker thread `location` is the worker's file: URL, whose origin is the
+ * string "null", and `new URL(..., "null")` throws ("Invalid URL ... with base 'null'"): no
+ * session could start in a pool worker. Without `location` (Deno's main thread, Node) the
+ * bundle uses import.meta.url alone, so the worker hides it. Nothing of ours reads it.
+ */
+function hideOpaqueLocation(): void {
+  const location = (globalThis as { location?: { origin?: string } }).location;
+  if (location?.origin === "null") Object.defineProperty(globalThis, "location", { value: undefined, configurable: true, writable: true });
 }
 
 export function configureOrtWeb(ort: OrtModule, wasmDir: string, threads: number): void {
@@ -55,6 +69,14 @@ export function configureOrtWeb(ort: OrtModule, wasmDir: string, threads: number
   ort.env.wasm.numThreads = threads;
   ort.env.wasm.proxy = false;
 }
+
+/**
+ * The WebGPU bundle is onnxruntime-web's browser build: it starts its WebAssembly threads
+ * from blob: URLs, which Deno's module loader refuses ("Only file and data URLs are
+ * supported"), so any thread count above one fails the session (seen on an H200 under
+ * Deno 2.9). The GPU does the model's work; its WebAssembly side only feeds it.
+ */
+export const WEBGPU_WASM_THREADS = 1;
 
 /** Session options for both providers (exported so the benchmark measures the same thing). */
 export const ortWebSessionOptions = (provider: "wasm" | "webgpu"): Ort.InferenceSession.SessionOptions => ({
@@ -75,36 +97,54 @@ async function startSession(ort: OrtModule, bytes: Uint8Array, opts: RunnerOptio
 }
 
 /**
+ * Whether a session starts on WebGPU: when asked for, or for "auto" when the model's entry
+ * lets auto use a GPU and the adapter is a hardware one (asked last: it starts the adapter).
+ */
+export async function startsOnGpu(
+  preference: "wasm" | "webgpu" | "auto",
+  model: Pick<ModelEntry, "autoBackend">,
+  hardwareGpu: () => Promise<boolean> = hasHardwareGpu,
+): Promise<boolean> {
+  if (preference !== "auto") return preference === "webgpu";
+  return model.autoBackend === "any" && (await hardwareGpu());
+}
+
+/**
  * preference "auto": WebGPU when a hardware GPU adapter exists and a session starts on it, else
  * WebAssembly (through the default bundle: see the fallback below).
  */
 export async function createOrtWebRunner(opts: RunnerOptions, preference: "wasm" | "webgpu" | "auto"): Promise<TensorRunner> {
-  const tryGpu = preference === "webgpu" || (preference === "auto" && (await hasHardwareGpu()));
   if (preference === "webgpu" && !hasWebGpu()) {
     throw new InferenceError("model_unavailable", "backend webgpu needs navigator.gpu (Deno or a browser); use wasm or auto");
   }
+  const tryGpu = await startsOnGpu(preference, opts.model);
   // The file's bytes go to the runtime as read (it copies them into its own heap) and are
   // hashed meanwhile; they are dropped once the session holds the model.
   const model = await readModelBytes(opts.modelPath, opts.model);
   const bytes = model.bytes;
 
-  let ort = await importOrtWeb(tryGpu ? "webgpu" : "default");
-  configureOrtWeb(ort, opts.wasmDir, opts.threads);
-  let backend: "wasm" | "webgpu" = tryGpu ? "webgpu" : "wasm";
-  let session: Ort.InferenceSession;
-  try {
-    session = await startSession(ort, bytes, opts, backend);
-  } catch (err) {
-    if (err instanceof InferenceError || preference !== "auto" || backend === "wasm") throw wrapStartError(err, backend);
-    backend = "wasm";
-    // A failed WebGPU start leaves that module's runtime marked as failed ("previous call
-    // to initWasm() failed"), so the WebAssembly fallback needs the other bundle.
-    ort = await importOrtWeb("default");
+  let started: { ort: OrtModule; session: Ort.InferenceSession; backend: "wasm" | "webgpu" } | undefined;
+  if (tryGpu) {
+    try {
+      const ort = await importOrtWeb("webgpu");
+      configureOrtWeb(ort, opts.wasmDir, WEBGPU_WASM_THREADS);
+      started = { ort, session: await startSession(ort, bytes, opts, "webgpu"), backend: "webgpu" };
+    } catch (err) {
+      // "auto" falls back to WebAssembly on any GPU failure but a wrong graph. A failed
+      // WebGPU start leaves that module's runtime marked as failed ("previous call to
+      // initWasm() failed"), so the fallback loads the other bundle.
+      if (err instanceof InferenceError || preference !== "auto") throw wrapStartError(err, "webgpu");
+    }
+  }
+  if (!started) {
+    const ort = await importOrtWeb("default");
     configureOrtWeb(ort, opts.wasmDir, opts.threads);
-    session = await startSession(ort, bytes, opts, backend).catch((e: unknown) => {
+    const session = await startSession(ort, bytes, opts, "wasm").catch((e: unknown) => {
       throw wrapStartError(e, "wasm");
     });
+    started = { ort, session, backend: "wasm" };
   }
+  const { ort, session, backend } = started;
 
   try {
     await model.verified;

@@ -20,6 +20,14 @@ export const ModelEntrySchema = z.object({
   /** Where assemble-models.mjs builds the file from; absent for operator-supplied models. */
   source: z.object({ package: z.string().min(1), version: z.string().min(1), resource: z.string().startsWith("/") }).optional(),
   precision: z.string().min(1),
+  /**
+   * Where backend "auto" runs this model: "any" takes WebGPU when a hardware adapter exists;
+   * "cpu" stays on WebAssembly. The quantised graphs are "cpu": ONNX Runtime's integer
+   * kernels exist only on its CPU provider, so on WebGPU every convolution's quantise and
+   * dequantise steps leave the GPU (docs/MODEL.md, "WebGPU on a real GPU"). An explicit
+   * backend "webgpu" still runs them.
+   */
+  autoBackend: z.enum(["any", "cpu"]).default("any"),
   inputName: z.string().min(1),
   /** The mask output; a graph may have more outputs (IS-Net has 12), only this one is read. */
   outputName: z.string().min(1),
