@@ -1,6 +1,6 @@
 // The test command (`npm test`). Runs every test file under test/ with Node's test runner,
-// each file in its own process, spread over parallel lanes with stores of their own
-// (scripts/test-lanes.mjs); a full run adds the library's vitest suite (twice) and the
+// a few files of one folder to a process (scripts/test-plan.mjs says which share one),
+// spread over parallel lanes with stores of their own (scripts/test-lanes.mjs); a full run adds the library's vitest suite (twice) and the
 // Deno unit suite as jobs of the same lanes. The TypeScript is compiled once, before the
 // jobs start, into the cache of scripts/ts-hooks/, whose module hooks each test process
 // loads instead of tsx (a process starts with a fraction of tsx's CPU).
@@ -8,7 +8,8 @@
 //   node scripts/run-tests.mjs                  everything (what CI runs)
 //   node scripts/run-tests.mjs test/gateway …   these folders or files only
 //   node scripts/run-tests.mjs --quick          the edit loop: no servers, no model (scripts/test-plan.mjs)
-//   PD_TEST_LANES=1 node scripts/run-tests.mjs  one file at a time
+//   PD_TEST_LANES=1 node scripts/run-tests.mjs  one job at a time
+//   PD_TEST_SHARE=0 node scripts/run-tests.mjs  every file in a process of its own
 //   PD_TEST_CPU=1 node scripts/run-tests.mjs    adds each job's CPU seconds and the total
 //                                               (all jobs: test-results/test-cpu.tsv)
 import { existsSync, mkdirSync, readdirSync, statSync, writeFileSync } from "node:fs";
@@ -16,7 +17,7 @@ import { join, relative } from "node:path";
 import { spawnSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { laneStores, runLanes, runnerCounts } from "./test-lanes.mjs";
-import { DEFAULT_LANES, isQuick, runsAlone, slowFirst } from "./test-plan.mjs";
+import { DEFAULT_LANES, isQuick, processes, runsAlone } from "./test-plan.mjs";
 import { precompile } from "./ts-hooks/precompile.mjs";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
@@ -61,11 +62,15 @@ console.log(`ts-hooks: ${compiled.compiled} of ${compiled.files} TypeScript file
 
 const TS_HOOKS = new URL("./ts-hooks/register.mjs", import.meta.url).href;
 const node = (label, argv, env) => ({ label, command: process.execPath, args: argv, cwd: ROOT, env });
-// Each file is the process's main module, run by the test runner it imports (the spec
+// A file alone is the process's main module, run by the test runner it imports (the spec
 // reporter's closing counts are what runnerCounts reads). `node --test <file>` would put a
-// second process in front of it for nothing: one file per job already isolates it.
+// second process in front of it for nothing: one file per job already isolates it. Files
+// that share a process run one after the other inside it, each in a suite named after it
+// (test/support/file-group.mjs).
+const FILE_GROUP = "test/support/file-group.mjs";
 const fileJob = (f) => node(f, ["--import", TS_HOOKS, "--test-reporter=spec", f]);
-const jobs = slowFirst(files.filter((f) => !runsAlone(f))).map(fileJob);
+const groupJob = (g) => (g.length === 1 ? fileJob(g[0]) : node(`${g.length} files: ${g.join(" ")}`, ["--import", TS_HOOKS, "--test-reporter=spec", FILE_GROUP, ...g]));
+const jobs = processes(files.filter((f) => !runsAlone(f)), process.env.PD_TEST_SHARE !== "0").map(groupJob);
 const aloneJobs = files.filter(runsAlone).map(fileJob);
 // vitest twice: its default pool (child processes) and --pool=threads, where our inference
 // workers live inside vitest's own worker threads.
@@ -90,7 +95,7 @@ const lanes = Math.max(1, Math.min(Number(process.env.PD_TEST_LANES) || DEFAULT_
 const jobCount = jobs.length + aloneJobs.length;
 const stores = await laneStores(lanes, env);
 const started = performance.now();
-console.log(`== ${jobCount} jobs on ${lanes} lanes${aloneJobs.length ? `, then ${aloneJobs.length} alone` : ""}${quick ? " (quick: no servers, no model)" : ""}`);
+console.log(`== ${files.length} test files in ${jobCount} jobs on ${lanes} lanes${aloneJobs.length ? `, then ${aloneJobs.length} alone` : ""}${quick ? " (quick: no servers, no model)" : ""}`);
 
 const totals = { tests: 0, pass: 0, fail: 0, cancelled: 0, skipped: 0, todo: 0 };
 const failed = [];
@@ -100,7 +105,11 @@ const report = (result) => {
   results.push(result);
   const counts = runnerCounts(output);
   for (const k of Object.keys(totals)) totals[k] += counts[k] ?? 0;
-  if (status !== 0) failed.push(job.label);
+  // A shared process's failures are named by file: each file's suite fails with its tests.
+  if (status !== 0) {
+    const files = [...new Set([...output.matchAll(/^✖ (test\/\S+\.test\.ts) /gm)].map((m) => m[1]))];
+    failed.push(files.length && job.args.includes(FILE_GROUP) ? `${files.join(", ")} (in ${job.label})` : job.label);
+  }
   const tally = counts.tests !== undefined ? ` · ${counts.pass} passed, ${counts.fail} failed, ${counts.skipped} skipped` : "";
   console.log(`\n── [${results.length}/${jobCount}] ${job.label} · ${seconds.toFixed(1)} s · ${status === 0 ? "ok" : `FAILED (exit ${status})`}${tally}`);
   console.log(output.trimEnd());

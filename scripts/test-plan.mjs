@@ -1,6 +1,6 @@
-// Which test files run first (the longest, so the lanes end together), which run alone,
-// and which make the quick run. The durations behind the order come from the full run's
-// "slowest jobs" table (scripts/run-tests.mjs prints it at the end).
+// Which test files share a process, which run first (the longest, so the lanes end
+// together), which run alone, and which make the quick run. The durations behind the order
+// come from the full run's "slowest jobs" table (scripts/run-tests.mjs prints it at the end).
 
 /** Lanes when PD_TEST_LANES is not set. */
 export const DEFAULT_LANES = 3;
@@ -73,6 +73,31 @@ const NOT_QUICK = ["test/imaging/deno.test.ts"];
  */
 const ALONE = ["test/gateway/paid-first.test.ts", "test/product/overload.test.ts"];
 
+/**
+ * The files that run the real model on WebAssembly in the test process itself (its own
+ * session, a pool's worker threads or the library), in two shared processes: the process
+ * pays the first inference's baseline-code run once for the files after it
+ * (test/support/file-group.mjs). Two, not one, so neither holds a lane for long; and one
+ * file's sessions are released before the next file's start.
+ */
+const MODEL_GROUPS = [
+  ["test/product/real-photos.test.ts", "test/product/uncertainty-model.test.ts", "test/product/responsive.test.ts", "test/library/remover.test.ts"],
+  ["test/assets/int8-masks.test.ts", "test/inference/session-model.test.ts", "test/inference/model-bytes.test.ts", "test/inference/mask-worker.test.ts"],
+];
+
+/**
+ * Every other file shares a process with up to this many files of its folder: a test
+ * process spends about 2 CPU-s loading and warming up the code (module graph, JIT) before
+ * its tests do anything, which the files after the first in a group no longer pay.
+ */
+const GROUP_FILES = 6;
+
+/**
+ * Files that keep a process of their own besides SLOW and ALONE, and why: a file that
+ * needs the process to itself goes here.
+ */
+const OWN_PROCESS = [];
+
 /** A path ending in "/" names a folder and everything under it; any other, one file. */
 const covers = (path, file) => (path.endsWith("/") ? file.startsWith(path) : file === path);
 const matches = (file, list) => list.some((p) => covers(p, file));
@@ -91,4 +116,34 @@ export function slowFirst(files) {
     return i < 0 ? SLOW.length : i;
   };
   return [...files].sort((a, b) => rank(a) - rank(b) || (a < b ? -1 : 1));
+}
+
+/**
+ * The processes to run `files` in (those that do not run alone), in the order to start
+ * them: each an array of files, one file or a group that shares a process. The model
+ * groups first, then the SLOW files, then the folder groups (most files first), then the
+ * files left. With `share` false, one process per file (PD_TEST_SHARE=0: to tell whether a
+ * failure comes from a file before it in its group).
+ */
+export function processes(files, share = true) {
+  if (!share) return slowFirst(files).map((f) => [f]);
+  const left = new Set(files);
+  const take = (list) => list.filter((f) => left.delete(f));
+  const modelGroups = MODEL_GROUPS.map(take).filter((g) => g.length);
+  const solo = slowFirst(files.filter((f) => left.has(f) && (matches(f, SLOW) || matches(f, OWN_PROCESS))));
+  take(solo);
+  const byFolder = new Map();
+  for (const f of [...left].sort()) {
+    const folder = f.slice(0, f.lastIndexOf("/"));
+    byFolder.set(folder, [...(byFolder.get(folder) ?? []), f]);
+  }
+  const groups = [];
+  for (const folderFiles of byFolder.values()) {
+    // Even chunks: 7 files make groups of 4 and 3, not 6 and 1.
+    const chunks = Math.ceil(folderFiles.length / GROUP_FILES);
+    const size = Math.ceil(folderFiles.length / chunks);
+    for (let i = 0; i < folderFiles.length; i += size) groups.push(folderFiles.slice(i, i + size));
+  }
+  groups.sort((a, b) => b.length - a.length);
+  return [...modelGroups, ...solo.map((f) => [f]), ...groups];
 }
