@@ -5,6 +5,7 @@
 // knows about models: the worker entry decides what init and a job mean.
 import type { Worker } from "node:worker_threads";
 import { startModuleWorker } from "./module-worker.ts";
+import { packViews, unpackViews } from "./thread-views.ts";
 import { InferenceError, messageOf, type InferenceErrorCode } from "./errors.ts";
 import type { FromWorker, ToWorker, TransferList, WireError } from "./worker-protocol.ts";
 
@@ -130,7 +131,7 @@ export function createWorkerPool<Job, Out>(opts: PoolOptions): WorkerPool<Job, O
           if (!job || job.id !== msg.id) return;
           slot.job = undefined;
           if (slot.state === "busy") setState(slot, "idle");
-          if (msg.type === "result") job.resolve(msg.result);
+          if (msg.type === "result") job.resolve(unpackViews(msg.result));
           else job.reject(errorFrom("inference_failed", msg.error));
           dispatch();
           break;
@@ -234,7 +235,7 @@ export function createWorkerPool<Job, Out>(opts: PoolOptions): WorkerPool<Job, O
       setState(slot, "busy");
       slot.job = job;
       try {
-        slot.worker.postMessage({ type: "job", id: job.id, job: job.job } satisfies ToWorker, job.transfer);
+        slot.worker.postMessage({ type: "job", id: job.id, job: packViews(job.job) } satisfies ToWorker, job.transfer);
       } catch (err) {
         // The job could not be cloned: nothing reached the worker, which stays free.
         slot.job = undefined;

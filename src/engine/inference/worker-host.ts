@@ -3,6 +3,7 @@
 // info; handle runs one job at a time (the pool never sends a second job before the first
 // is answered); dispose runs when the pool closes.
 import { parentPort, workerData } from "node:worker_threads";
+import { packViews, unpackViews } from "./thread-views.ts";
 import { toWireError, type FromWorker, type ToWorker, type TransferList, type WorkerEnvelope } from "./worker-protocol.ts";
 
 export interface WorkerHandler<Data, Job, Out, Info = unknown> {
@@ -20,9 +21,9 @@ export function serveWorker<Data, Job, Out, Info = unknown>(handler: WorkerHandl
   port.on("message", (msg: ToWorker) => {
     if (msg.type === "job") {
       handler
-        .handle(msg.job as Job)
+        .handle(unpackViews(msg.job) as Job)
         // A result that cannot be cloned makes postMessage throw: answer with that error.
-        .then(({ result, transfer }) => post({ type: "result", id: msg.id, result }, transfer))
+        .then(({ result, transfer }) => post({ type: "result", id: msg.id, result: packViews(result) }, transfer))
         .catch((err: unknown) => post({ type: "error", id: msg.id, error: toWireError(err) }));
     } else if (msg.type === "close") {
       Promise.resolve(handler.dispose?.())

@@ -11,6 +11,7 @@
 import type { Worker } from "node:worker_threads";
 import { startModuleWorker } from "../inference/module-worker.ts";
 import { moduleBeside } from "../inference/module-url.ts";
+import { packViews } from "../inference/thread-views.ts";
 import { bandRanges, runBand, runPieces, type RowBands } from "../imaging/row-bands.ts";
 import type { BandTaskArgs, BandTaskName } from "../imaging/band-tasks.ts";
 import type { RowRange } from "../imaging/resample.ts";
@@ -176,7 +177,7 @@ function threadBands(helpers: Helper[]): ThreadBands {
     new Promise<void>((resolve, reject) => {
       const id = nextId++;
       h.pending.set(id, { resolve, reject });
-      h.worker.postMessage({ id, task, args, pieces, next } satisfies BandMessage);
+      h.worker.postMessage({ id, task, args: packViews(args), pieces, next: packViews(next) } satisfies BandMessage);
     });
 
   const collect = () => {
