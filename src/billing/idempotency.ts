@@ -1,12 +1,16 @@
 // The store of Idempotency-Keys (table idempotency_keys, migrations/0004): claim is one
 // call of pd_idempotency_claim, which serialises concurrent requests with one key on
-// the key's row; what the outcomes mean is in src/gateway/idempotency.ts.
+// the key's row; what the outcomes mean is in src/gateway/idempotency.ts. A claim whose
+// statement failed with a store error is ended by abandon (migrations/0007): the
+// request ID is marked given back first, so a claim statement that commits later
+// claims nothing ('given_back'), and one that committed before is deleted.
 import type { Db } from "../db/index.ts";
 
 /** How long a key is remembered, from its first request. */
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
 
-export type ClaimOutcome = "fresh" | "replay" | "mismatch" | "in_use";
+/** given_back: the request's claim was given back before its statement ran (its caller has gone). */
+export type ClaimOutcome = "fresh" | "replay" | "mismatch" | "in_use" | "given_back";
 
 /** The claims the gateway makes (its IdempotencyPort is this shape; the store owns it). */
 export interface IdempotencyClaims {
@@ -15,12 +19,26 @@ export interface IdempotencyClaims {
   complete(c: { appId: string; key: string; requestId: string }): Promise<void>;
   /** The owning attempt failed: the key keeps nothing (only when `requestId` still owns it). */
   forget(c: { appId: string; key: string; requestId: string }): Promise<void>;
+  /**
+   * Ends the request's claim whatever its claim statement did or will do: the key
+   * keeps nothing for it, and a claim of this request ID that runs later claims
+   * nothing. A store outage throws (ask again); idempotent.
+   */
+  abandon(c: { appId: string; key: string; requestId: string }): Promise<void>;
 }
 
-const OUTCOMES: ReadonlySet<string> = new Set(["fresh", "replay", "mismatch", "in_use"]);
+const OUTCOMES: ReadonlySet<string> = new Set(["fresh", "replay", "mismatch", "in_use", "given_back"]);
 const PURGE_BATCH = 1000;
 
 export function createIdempotencyStore({ db, now }: { db: Db; now: () => number }): IdempotencyClaims & { purgeExpired(): Promise<number> } {
+  async function forget({ appId, key, requestId }: { appId: string; key: string; requestId: string }): Promise<void> {
+    await db.query("DELETE FROM idempotency_keys WHERE app_id = $1 AND idem_key = $2 AND request_id = $3 AND completed_at IS NULL", [
+      appId,
+      key,
+      requestId,
+    ]);
+  }
+
   return {
     async claim({ appId, key, fingerprint, requestId, leaseUntil }) {
       const t = now();
@@ -38,12 +56,16 @@ export function createIdempotencyStore({ db, now }: { db: Db; now: () => number 
         [appId, key, requestId, new Date(now())],
       );
     },
-    async forget({ appId, key, requestId }) {
-      await db.query("DELETE FROM idempotency_keys WHERE app_id = $1 AND idem_key = $2 AND request_id = $3 AND completed_at IS NULL", [
-        appId,
-        key,
-        requestId,
-      ]);
+    forget,
+    async abandon(ref) {
+      // The mark first: a claim statement still on its way then finds it and claims nothing;
+      // one running at this moment makes the insert wait for it, and the delete sees its row.
+      await db.query(
+        `INSERT INTO call_takes (request_id, what, state, created_at) VALUES ($1, 'idempotency_key', 'given_back', $2)
+         ON CONFLICT (request_id, what) DO UPDATE SET state = 'given_back'`,
+        [ref.requestId, new Date(now())],
+      );
+      await forget(ref);
     },
     /** Deletes keys past their 24 hours (run by main.ts's sweeper); returns how many. */
     async purgeExpired() {
@@ -59,7 +81,19 @@ export function createIdempotencyStore({ db, now }: { db: Db; now: () => number 
         );
         const n = rows[0]?.n ?? 0;
         total += n;
-        if (n < PURGE_BATCH) return total;
+        if (n < PURGE_BATCH) break;
+      }
+      // What calls took by request ID (migrations/0007) outlives any statement of theirs by far.
+      for (;;) {
+        const rows = await db.query<{ n: number }>(
+          `WITH gone AS (
+             DELETE FROM call_takes WHERE ctid IN (
+               SELECT ctid FROM call_takes WHERE created_at <= $1 LIMIT ${PURGE_BATCH})
+             RETURNING 1)
+           SELECT count(*)::int AS n FROM gone`,
+          [new Date(now() - IDEMPOTENCY_TTL_MS)],
+        );
+        if ((rows[0]?.n ?? 0) < PURGE_BATCH) return total;
       }
     },
   };

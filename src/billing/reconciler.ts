@@ -6,7 +6,9 @@
 // It also gives back the holds a store error left behind: a reserve whose outcome is
 // unknown (it may still commit, abandon.ts) and a release that failed. Asked again the
 // same way until the store answers, so a hold nobody uses does not keep the customer's
-// credit until the sweeper.
+// credit until the sweeper. The same goes for what a call took besides its hold when
+// that statement failed with a store error: its Idempotency-Key claim and its free
+// test call (given-back.ts).
 //
 // Kept in memory: the store is exactly what is unavailable when a hold is handed over.
 // What this cannot cover (docs/RELIABILITY.md "Money windows"): a process that dies
@@ -29,9 +31,10 @@ export interface Reconciler {
   /**
    * Hands over the give-back of a hold a store error left (a reserve whose outcome is
    * unknown, a failed release): `attempt` (idempotent: the ledger's abandon or release)
-   * is run each round until it no longer throws a store error.
+   * is run each round until it no longer throws a store error. `what` names what is
+   * given back (a request may hand over its hold and its claim: one entry each).
    */
-  giveBack(requestId: string, attempt: () => Promise<unknown>): void;
+  giveBack(requestId: string, attempt: () => Promise<unknown>, what?: GivenBack): void;
   /** One round over every pending hold; resolves with how many are still pending. */
   runOnce(): Promise<number>;
   pending(): number;
@@ -41,10 +44,12 @@ export interface Reconciler {
 
 export const RECONCILE_INTERVAL_MS = 1_000;
 
+export type GivenBack = "hold" | "idempotency key" | "free call";
+
 export function createReconciler(d: ReconcilerDeps): Reconciler {
   const intervalMs = d.intervalMs ?? RECONCILE_INTERVAL_MS;
   const pending = new Map<string, { amountKrw: number; afterCapture?: () => Promise<void> }>();
-  const givingBack = new Map<string, () => Promise<unknown>>();
+  const givingBack = new Map<string, { requestId: string; what: GivenBack; attempt: () => Promise<unknown> }>();
   const size = () => pending.size + givingBack.size;
   let timer: ReturnType<typeof setTimeout> | undefined;
   let running: Promise<number> | undefined;
@@ -81,16 +86,17 @@ export function createReconciler(d: ReconcilerDeps): Reconciler {
         d.log({ level: "error", msg: "reconcile capture failed", requestId, amountKrw, err: err instanceof Error ? err.message : String(err) });
       }
     }
-    for (const [requestId, attempt] of [...givingBack]) {
+    for (const [id, { requestId, what, attempt }] of [...givingBack]) {
       try {
         await attempt();
-        givingBack.delete(requestId);
-        d.log({ level: "warn", msg: "hold given back after a store error", requestId });
+        givingBack.delete(id);
+        d.log({ level: "warn", msg: `${what} given back after a store error`, requestId });
       } catch (err) {
         if (isStoreUnavailable(err)) continue; // still away: next round
-        // Not an outage: asking again will not mend it; the sweeper releases the hold at its expiry.
-        givingBack.delete(requestId);
-        d.log({ level: "error", msg: "hold give-back failed", requestId, err: err instanceof Error ? err.message : String(err) });
+        // Not an outage: asking again will not mend it; a hold's sweeper releases it at its
+        // expiry, a claim's lease ends, a free call stays used.
+        givingBack.delete(id);
+        d.log({ level: "error", msg: `${what} give-back failed`, requestId, err: err instanceof Error ? err.message : String(err) });
       }
     }
     return size();
@@ -109,8 +115,8 @@ export function createReconciler(d: ReconcilerDeps): Reconciler {
       pending.set(requestId, { amountKrw, afterCapture });
       schedule();
     },
-    giveBack(requestId, attempt) {
-      givingBack.set(requestId, attempt);
+    giveBack(requestId, attempt, what = "hold") {
+      givingBack.set(`${what} ${requestId}`, { requestId, what, attempt });
       schedule();
     },
     runOnce,

@@ -6,7 +6,8 @@
 //   (the model runs again) with X-PD-Charged-KRW: 0 and Idempotent-Replayed: true;
 // - the same key with another request: 422 idempotency_key_reused; while the first
 //   is still running (or its charge is being settled): 409 idempotency_key_in_use;
-// - a request that ends in an error keeps nothing: its claim is given back.
+// - a request that ends in an error keeps nothing: its claim is given back (one whose
+//   claim met a store error too, by the reconciler: src/billing/given-back.ts).
 import type { IdempotencyClaims } from "../billing/idempotency.ts";
 import { fail, type Failure } from "../http/api-error.ts";
 import { H } from "../http/headers.ts";
@@ -58,7 +59,9 @@ async function sha256Hex(bytes: Uint8Array): Promise<string> {
 }
 
 /** The answer for a claim that does not run as a first request (replay is handled by the caller). */
-export function claimFailure(outcome: "mismatch" | "in_use"): Failure {
+export function claimFailure(outcome: "mismatch" | "in_use" | "given_back"): Failure {
+  // given_back reaches no client: the claim statement ran after its call was answered 503.
+  if (outcome === "given_back") return fail("service_unavailable", "This request's claim was given back");
   return outcome === "mismatch"
     ? fail("idempotency_key_reused", `This ${IDEMPOTENCY_HEADER} was used for a different request`)
     : fail("idempotency_key_in_use", `A request with this ${IDEMPOTENCY_HEADER} is still in progress`, IN_USE_RETRY_AFTER_S);
@@ -99,7 +102,7 @@ export async function claimIdempotency(
   const ref = { appId: c.appId, key: header.key, requestId: r.requestId };
   const fingerprint = await requestFingerprint(c.kind, c.form);
   const outcome = await port.claim({ ...ref, fingerprint, leaseUntil: r.receivedAt + c.leaseMs });
-  if (outcome === "mismatch" || outcome === "in_use") return claimFailure(outcome);
+  if (outcome === "mismatch" || outcome === "in_use" || outcome === "given_back") return claimFailure(outcome);
   if (outcome === "replay") return { ok: true, replay: true, complete: nothing, giveBack: nothing };
   return {
     ok: true,

@@ -49,9 +49,9 @@ export interface GatewayPorts {
   ): Promise<{ ok: true; key: KeyContext } | { ok: false; code: "invalid_api_key" } | { ok: false; code: "key_suspended"; owner?: KeyOwnerIds }>;
   touchKey(keyId: string): Promise<void>;
   /** Takes one free call; remaining is what is left after this one. */
-  consumeTestCall(q: { orgId: string; lifetime: boolean }): Promise<{ ok: true; remaining: number; period: string } | Failure>;
-  /** Gives back a call taken in `period` (what consumeTestCall returned). */
-  refundTestCall(q: { orgId: string; period: string }): Promise<void>;
+  consumeTestCall(q: { orgId: string; lifetime: boolean; requestId?: string }): Promise<{ ok: true; remaining: number; period: string } | Failure>;
+  /** Gives back a call taken in `period` (what consumeTestCall returned), by its request ID when it was taken with one. */
+  refundTestCall(q: { orgId: string; period: string; requestId?: string }): Promise<void>;
   testCallsRemaining(q: { orgId: string; lifetime: boolean }): Promise<number>;
   logRequest(row: RequestLogRow): Promise<void>;
   /** Idempotency-Key claims (src/gateway/idempotency.ts). */

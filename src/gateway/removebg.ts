@@ -161,7 +161,7 @@ async function handle(req: Request, env: unknown, call: CallRecord, held: Held, 
   held.always(permits.release);
   if (key.kind === "test") {
     // Errors are free: a failed test call gives its free call back.
-    const free = await useFreeCall(deps.ports, key, replay);
+    const free = await useFreeCall(deps.ports, key, replay, call.requestId);
     if (!free.ok) return reject(free);
     call.headers[H.testRemaining] = String(free.remaining);
     if (free.giveBack) held.unlessSucceeded(free.giveBack);

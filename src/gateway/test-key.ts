@@ -33,10 +33,12 @@ export async function useFreeCall(
   ports: Pick<GatewayPorts, "consumeTestCall" | "refundTestCall" | "testCallsRemaining">,
   key: Pick<KeyContext, "orgId" | "testQuota">,
   replay: boolean,
+  requestId: string,
 ): Promise<{ ok: true; remaining: number; giveBack?: () => Promise<void> } | Failure> {
   const lifetime = key.testQuota === "lifetime";
   if (replay) return { ok: true, remaining: await ports.testCallsRemaining({ orgId: key.orgId, lifetime }) };
-  const quota = await ports.consumeTestCall({ orgId: key.orgId, lifetime });
+  // By request ID: a consume or refund that meets a store error is given back (src/billing/given-back.ts).
+  const quota = await ports.consumeTestCall({ orgId: key.orgId, lifetime, requestId });
   if (!quota.ok) return quota;
-  return { ok: true, remaining: quota.remaining, giveBack: () => ports.refundTestCall({ orgId: key.orgId, period: quota.period }) };
+  return { ok: true, remaining: quota.remaining, giveBack: () => ports.refundTestCall({ orgId: key.orgId, period: quota.period, requestId }) };
 }

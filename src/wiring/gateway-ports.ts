@@ -3,6 +3,8 @@
 // built beside these in app.ts.
 import { productStatusOf } from "../accounts/product-status.ts";
 import type { RequestLog, TestQuota } from "../billing/index.ts";
+import { claimsGivenBack, testCallsGivenBack } from "../billing/given-back.ts";
+import type { Reconciler } from "../billing/reconciler.ts";
 import type { IdempotencyPort } from "../gateway/idempotency.ts";
 import type { GatewayPorts } from "../gateway/ports.ts";
 import type { KeyService, LookupResult } from "../keys/index.ts";
@@ -12,15 +14,18 @@ export function gatewayPorts(s: {
   testQuota: TestQuota;
   requestLog: RequestLog;
   idempotency: IdempotencyPort;
+  /** Gives back a claim or free call whose statement met a store error. */
+  reconciler: Pick<Reconciler, "giveBack">;
 }): GatewayPorts {
+  const testCalls = testCallsGivenBack(s.testQuota, s.reconciler);
   return {
     lookupKey: async (text) => toKeyLookup(await s.keys.lookup(text)),
     touchKey: (keyId) => s.keys.touch(keyId),
-    consumeTestCall: (q) => s.testQuota.consumeTestCall(q),
-    refundTestCall: (q) => s.testQuota.refundTestCall(q),
+    consumeTestCall: (q) => testCalls.consumeTestCall(q),
+    refundTestCall: (q) => testCalls.refundTestCall(q),
     testCallsRemaining: (q) => s.testQuota.testCallsRemaining(q),
     logRequest: (row) => s.requestLog.logRequest(row),
-    idempotency: s.idempotency,
+    idempotency: claimsGivenBack(s.idempotency, s.reconciler),
   };
 }
 
