@@ -47,10 +47,12 @@ export const POOL_WAIT_TIMEOUT_MS = 30_000;
  * its connectionTimeoutMillis must stay long because it also bounds the wait for a
  * free connection, which under a burst is legitimately seconds (RELIABILITY.md, "A pool wait is not an outage").
  */
-class BoundedClient extends pg.Client {
-  constructor(config?: pg.ClientConfig) {
-    super({ ...config, connectionTimeoutMillis: CONNECT_TIMEOUT_MS });
-  }
+function boundedClient(connectTimeoutMs: number): typeof pg.Client {
+  return class BoundedClient extends pg.Client {
+    constructor(config?: pg.ClientConfig) {
+      super({ ...config, connectionTimeoutMillis: connectTimeoutMs });
+    }
+  };
 }
 
 function storeError(err: unknown): unknown {
@@ -80,23 +82,28 @@ export interface PostgresOptions {
   onError?: (err: Error) => void;
   /** application_name of the connections (default "pixeldrop"); a test tells its own apart by it. */
   applicationName?: string;
+  /** Shorter bounds than the defaults above (tests of the guard below). */
+  bounds?: { queryTimeoutMs?: number; connectTimeoutMs?: number };
 }
 
 export function openPostgres(url: string, max = 10, o: PostgresOptions = {}): Db {
+  const queryTimeoutMs = o.bounds?.queryTimeoutMs ?? QUERY_TIMEOUT_MS;
+  const connectTimeoutMs = o.bounds?.connectTimeoutMs ?? CONNECT_TIMEOUT_MS;
+  const applicationName = o.applicationName ?? "pixeldrop";
   const pool = new pg.Pool({
     connectionString: url,
     max,
     types,
     // UTC sessions keep timestamptz text unambiguous for the parser above.
     options: "-c TimeZone=UTC",
-    application_name: o.applicationName ?? "pixeldrop",
+    application_name: applicationName,
     // The wait for a free pooled connection, which under a burst of hundreds of requests
     // on 10 connections is legitimately seconds long: 30 s, not less. A new
     // connection's handshake has its own shorter bound (BoundedClient).
     connectionTimeoutMillis: POOL_WAIT_TIMEOUT_MS,
-    Client: BoundedClient,
+    Client: boundedClient(connectTimeoutMs),
     statement_timeout: STATEMENT_TIMEOUT_MS,
-    query_timeout: QUERY_TIMEOUT_MS,
+    query_timeout: queryTimeoutMs,
     // A partitioned server is noticed by TCP keepalive even on an idle connection.
     keepAlive: true,
     keepAliveInitialDelayMillis: 10_000,
@@ -112,7 +119,8 @@ export function openPostgres(url: string, max = 10, o: PostgresOptions = {}): Db
   pool.on("connect", (client) => {
     client.on("error", ignoreClientError);
   });
-  return wrapPool(pool);
+  const probe = () => probeServer(url, applicationName);
+  return wrapPool(pool, unansweredGuard(probe, queryTimeoutMs));
 }
 
 /**
@@ -125,8 +133,22 @@ export function openPostgres(url: string, max = 10, o: PostgresOptions = {}): Db
  * After the pause calls go through again, so the service finds out by itself when the
  * server answers. A call cut short this way has an unknown outcome, like a timed-out
  * one (captures are asked again, src/gateway/capture.ts).
+ *
+ * A client-side bound also fires when our own event loop was held up (a CPU-starved
+ * host: the answer sits unread in the socket while the timer, which runs first, fires
+ * late). Cutting every waiting call then turns our own slowness into an outage (seen:
+ * ~150 calls answered 503 under load 15–28 on 2 cores, for one late timer). So when
+ * our own timer (a tick every LOOP_TICK_MS) fired more than LOOP_LATE_MS late within
+ * the last query bound, the server is asked first, on a connection of its own bounded
+ * by PROBE_TIMEOUT_MS: the waiting calls are cut only if it does not answer. With a
+ * punctual loop a timeout is the server's, and the cut comes at once as before.
  */
 export const UNANSWERED_PAUSE_MS = 2_000;
+/** How late our own timer may fire before a timeout is taken as possibly ours. */
+export const LOOP_LATE_MS = 1_000;
+const LOOP_TICK_MS = 250;
+/** The probe's bound: a new connection and SELECT 1. */
+export const PROBE_TIMEOUT_MS = 2_000;
 const UNANSWERED = /query read timeout|timeout expired|connection timeout/i;
 
 interface UnansweredGuard {
@@ -136,12 +158,38 @@ interface UnansweredGuard {
   note(err: unknown): void;
   /** `p`, or a store error as soon as a pause starts while it is pending. */
   race<T>(p: Promise<T>): Promise<T>;
+  /** Stops the loop-lateness timer. */
+  close(): void;
 }
 
-function unansweredGuard(): UnansweredGuard {
+function unansweredGuard(probe: () => Promise<void>, queryTimeoutMs: number): UnansweredGuard {
   let until = 0;
   const waiting = new Set<(err: Error) => void>();
   const notAnswering = () => new DbUnavailableError("database unavailable: not answering (a statement or connection just timed out)");
+
+  // How late our own timer fires: `lateUntil` keeps a late tick in mind for one query
+  // bound, the time a statement sent before the stall may still time out in.
+  let lastTick = performance.now();
+  let lateUntil = 0;
+  const ticker = setInterval(() => {
+    const t = performance.now();
+    if (t - lastTick - LOOP_TICK_MS > LOOP_LATE_MS) lateUntil = t + queryTimeoutMs;
+    lastTick = t;
+  }, LOOP_TICK_MS);
+  (ticker as { unref?: () => void }).unref?.();
+  // A timeout's own callback may run before the tick that would have seen the stall.
+  const loopWasLate = () => {
+    const t = performance.now();
+    return t < lateUntil || t - lastTick - LOOP_TICK_MS > LOOP_LATE_MS;
+  };
+
+  let probing: Promise<void> | undefined;
+  let answeredAt = -Infinity;
+  const stop = () => {
+    until = Date.now() + UNANSWERED_PAUSE_MS;
+    for (const cut of [...waiting]) cut(notAnswering());
+  };
+
   const guard: UnansweredGuard = {
     check() {
       if (Date.now() < until) throw notAnswering();
@@ -149,8 +197,17 @@ function unansweredGuard(): UnansweredGuard {
     note(err) {
       const text = err instanceof Error ? `${err.message} ${(err.cause as Error | undefined)?.message ?? ""}` : "";
       if (!UNANSWERED.test(text)) return;
-      until = Date.now() + UNANSWERED_PAUSE_MS;
-      for (const cut of [...waiting]) cut(notAnswering());
+      if (!loopWasLate()) return stop();
+      // Possibly ours: the server was just heard, or is asked now (once at a time).
+      if (performance.now() - answeredAt < PROBE_TIMEOUT_MS) return;
+      probing ??= probe().then(
+        () => {
+          answeredAt = performance.now();
+        },
+        () => stop(),
+      ).finally(() => {
+        probing = undefined;
+      });
     },
     async race(p) {
       let cut!: (err: Error) => void;
@@ -165,8 +222,40 @@ function unansweredGuard(): UnansweredGuard {
         waiting.delete(cut);
       }
     },
+    close() {
+      clearInterval(ticker);
+    },
   };
   return guard;
+}
+
+/**
+ * Whether the server answers, on a connection outside the pool: resolves when SELECT 1
+ * was answered within PROBE_TIMEOUT_MS, rejects otherwise. When the bound fires, the
+ * socket's pending input is read first (setImmediate runs after the I/O poll), so a
+ * late loop does not fail the probe the way it failed the call.
+ */
+async function probeServer(url: string, applicationName: string): Promise<void> {
+  const client = new pg.Client({ connectionString: url, application_name: applicationName, connectionTimeoutMillis: PROBE_TIMEOUT_MS, query_timeout: PROBE_TIMEOUT_MS });
+  client.on("error", ignoreClientError);
+  let answered = false;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const asked = (async () => {
+    await client.connect();
+    await client.query("SELECT 1");
+    answered = true;
+  })();
+  asked.catch(() => {});
+  const bound = new Promise<void>((resolve) => {
+    timer = setTimeout(() => setImmediate(resolve), PROBE_TIMEOUT_MS);
+  });
+  try {
+    await Promise.race([asked, bound]);
+  } finally {
+    clearTimeout(timer);
+    void client.end().catch(() => {});
+  }
+  if (!answered) throw new DbUnavailableError("database unavailable: the probe got no answer");
 }
 
 /** The listener every pooled client carries (see openPostgres). */
@@ -184,9 +273,8 @@ async function rowsOf<T>(on: pg.Pool | pg.PoolClient, guard: UnansweredGuard, te
   }
 }
 
-function wrapPool(pool: pg.Pool): Db {
+function wrapPool(pool: pg.Pool, guard: UnansweredGuard): Db {
   let closed = false;
-  const guard = unansweredGuard();
   return {
     kind: "postgres",
     query: (text, params, o) => rowsOf(pool, guard, text, params, o),
@@ -236,6 +324,7 @@ function wrapPool(pool: pg.Pool): Db {
     async close(): Promise<void> {
       if (closed) return;
       closed = true;
+      guard.close();
       await pool.end();
     },
   };
