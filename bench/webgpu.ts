@@ -88,7 +88,7 @@ if (!photo) {
   writeFileSync(photo, big!.bytes);
 }
 const removerModels = values["remover-models"] === undefined ? models : values["remover-models"].split(",").filter(Boolean);
-console.log("\n| model | backend asked / used | createRemover s | first remove (12 MP) s | second remove s | create + first / WebAssembly's | RSS MiB |");
+console.log("\n| model | backend asked / used | createRemover s | first remove s | second remove s | create + first / WebAssembly's | RSS MiB |");
 console.log("|---|---|---|---|---|---|---|");
 for (const model of removerModels) {
   const rows: Record<string, Record<string, unknown>> = {};
