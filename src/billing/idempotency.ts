@@ -69,34 +69,30 @@ export function createIdempotencyStore({ db, now }: { db: Db; now: () => number 
     },
     /** Deletes keys past their 24 hours (run by main.ts's sweeper); returns how many. */
     async purgeExpired() {
-      let total = 0;
-      for (;;) {
-        const rows = await db.query<{ n: number }>(
-          `WITH gone AS (
-             DELETE FROM idempotency_keys WHERE ctid IN (
-               SELECT ctid FROM idempotency_keys WHERE expires_at <= $1 LIMIT ${PURGE_BATCH})
-             RETURNING 1)
-           SELECT count(*)::int AS n FROM gone`,
-          [new Date(now())],
-        );
-        const n = rows[0]?.n ?? 0;
-        total += n;
-        if (n < PURGE_BATCH) break;
-      }
+      const total = await purgeBatches(db, "idempotency_keys", "expires_at", new Date(now()));
       // What calls took by request ID (migrations/0007) outlives any statement of theirs by far.
-      for (;;) {
-        const rows = await db.query<{ n: number }>(
-          `WITH gone AS (
-             DELETE FROM call_takes WHERE ctid IN (
-               SELECT ctid FROM call_takes WHERE created_at <= $1 LIMIT ${PURGE_BATCH})
-             RETURNING 1)
-           SELECT count(*)::int AS n FROM gone`,
-          [new Date(now() - IDEMPOTENCY_TTL_MS)],
-        );
-        if ((rows[0]?.n ?? 0) < PURGE_BATCH) return total;
-      }
+      await purgeBatches(db, "call_takes", "created_at", new Date(now() - IDEMPOTENCY_TTL_MS));
+      return total;
     },
   };
 }
 
 export type IdempotencyStore = ReturnType<typeof createIdempotencyStore>;
+
+/** Deletes `table`'s rows whose `column` is at or before `before`, PURGE_BATCH at a time (no long lock); returns how many. */
+async function purgeBatches(db: Db, table: "idempotency_keys" | "call_takes", column: "expires_at" | "created_at", before: Date): Promise<number> {
+  let total = 0;
+  for (;;) {
+    const rows = await db.query<{ n: number }>(
+      `WITH gone AS (
+         DELETE FROM ${table} WHERE ctid IN (
+           SELECT ctid FROM ${table} WHERE ${column} <= $1 LIMIT ${PURGE_BATCH})
+         RETURNING 1)
+       SELECT count(*)::int AS n FROM gone`,
+      [before],
+    );
+    const n = rows[0]?.n ?? 0;
+    total += n;
+    if (n < PURGE_BATCH) return total;
+  }
+}
