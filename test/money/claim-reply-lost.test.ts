@@ -7,14 +7,13 @@
 // first; the real statements run against the real store.
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { DbUnavailableError } from "../../src/db/postgres-db.ts";
 import { TEST_CALLS_PER_PERIOD } from "../../src/billing/index.ts";
 import type { IdempotencyClaims } from "../../src/billing/idempotency.ts";
 import type { TestQuota } from "../../src/billing/test-quota.ts";
+import { drainReconciler, lostReply } from "../support/money-checks.ts";
 import { expectError, gatewayHarness, productError, scriptedProduct, TINY_PNG, type GatewayHarness } from "../gateway/helpers.ts";
 
 const CREDIT = 1000;
-const lost = () => new DbUnavailableError("database unavailable: not answering (a statement or connection just timed out)");
 const keyed = (key: string) => ({ headers: { "idempotency-key": key } });
 const preview = { image_file: TINY_PNG, size: "preview" };
 
@@ -26,12 +25,6 @@ describe("a claim or free call with an unknown outcome is given back", () => {
   after(async () => {
     await g?.close();
   });
-
-  /** Runs the reconciler until nothing is pending (it also runs on its own timer). */
-  async function drain() {
-    for (let i = 0; i < 10 && (await g.h.services.reconciler.runOnce()) > 0; i++);
-    assert.equal(g.h.services.reconciler.pending(), 0, "nothing left to give back");
-  }
 
   type Claim = IdempotencyClaims["claim"];
   function withClaim(step: (c: Parameters<Claim>[0], real: Claim) => ReturnType<Claim>) {
@@ -60,10 +53,10 @@ describe("a claim or free call with an unknown outcome is given back", () => {
       const key = `order-${crypto.randomUUID()}`;
       const v = withClaim(async (input, real) => {
         assert.equal(await real(input), "fresh");
-        throw lost();
+        throw lostReply();
       });
       await expectError(await v.removebg(c.liveKey, preview, keyed(key)), 503, "service_unavailable");
-      await drain();
+      await drainReconciler(g.h.services.reconciler);
       await sameKeyRuns(c.liveKey, key);
     });
 
@@ -73,10 +66,10 @@ describe("a claim or free call with an unknown outcome is given back", () => {
       let late: (() => ReturnType<Claim>) | undefined;
       const v = withClaim(async (input, real) => {
         late = () => real(input);
-        throw lost();
+        throw lostReply();
       });
       await expectError(await v.removebg(c.liveKey, preview, keyed(key)), 503, "service_unavailable");
-      await drain();
+      await drainReconciler(g.h.services.reconciler);
       assert.equal(await late!(), "given_back", "a claim of a given-back request claims nothing");
       await sameKeyRuns(c.liveKey, key);
     });
@@ -87,11 +80,11 @@ describe("a claim or free call with an unknown outcome is given back", () => {
       let late: Promise<unknown> | undefined;
       const v = withClaim(async (input, real) => {
         late = new Promise((r) => setTimeout(r, 5)).then(() => real(input));
-        throw lost();
+        throw lostReply();
       });
       await expectError(await v.removebg(c.liveKey, preview, keyed(key)), 503, "service_unavailable");
-      await Promise.all([late, drain()]);
-      await drain();
+      await Promise.all([late, drainReconciler(g.h.services.reconciler)]);
+      await drainReconciler(g.h.services.reconciler);
       await sameKeyRuns(c.liveKey, key);
     });
 
@@ -100,13 +93,13 @@ describe("a claim or free call with an unknown outcome is given back", () => {
       const key = `order-${crypto.randomUUID()}`;
       const store = g.h.services.idempotency;
       const v = g.variant({
-        services: { idempotency: { ...store, forget: async () => Promise.reject(lost()) } },
+        services: { idempotency: { ...store, forget: async () => Promise.reject(lostReply()) } },
         product: scriptedProduct(() => productError(500, "inference_failed")).fn,
       });
       const failed = await v.removebg(c.liveKey, preview, keyed(key));
       await failed.arrayBuffer();
       assert.ok(failed.status >= 500, `an error (${failed.status})`);
-      await drain();
+      await drainReconciler(g.h.services.reconciler);
       await sameKeyRuns(c.liveKey, key);
     });
   });
@@ -124,10 +117,10 @@ describe("a claim or free call with an unknown outcome is given back", () => {
       const c = await g.h.customer();
       const v = withConsume(async (q, real) => {
         assert.equal((await real(q)).ok, true);
-        throw lost();
+        throw lostReply();
       });
       await expectError(await v.removebg(c.testKey, preview), 503, "service_unavailable");
-      await drain();
+      await drainReconciler(g.h.services.reconciler);
       await assertNoneUsed(c.orgId, c.testKey);
     });
 
@@ -136,10 +129,10 @@ describe("a claim or free call with an unknown outcome is given back", () => {
       let late: (() => ReturnType<Consume>) | undefined;
       const v = withConsume(async (q, real) => {
         late = () => real(q);
-        throw lost();
+        throw lostReply();
       });
       await expectError(await v.removebg(c.testKey, preview), 503, "service_unavailable");
-      await drain();
+      await drainReconciler(g.h.services.reconciler);
       assert.equal((await late!()).ok, false, "a free call of a given-back request counts nothing");
       await assertNoneUsed(c.orgId, c.testKey);
     });
@@ -149,11 +142,11 @@ describe("a claim or free call with an unknown outcome is given back", () => {
       let late: Promise<unknown> | undefined;
       const v = withConsume(async (q, real) => {
         late = new Promise((r) => setTimeout(r, 5)).then(() => real(q));
-        throw lost();
+        throw lostReply();
       });
       await expectError(await v.removebg(c.testKey, preview), 503, "service_unavailable");
-      await Promise.all([late, drain()]);
-      await drain();
+      await Promise.all([late, drainReconciler(g.h.services.reconciler)]);
+      await drainReconciler(g.h.services.reconciler);
       await assertNoneUsed(c.orgId, c.testKey);
     });
 
@@ -161,13 +154,13 @@ describe("a claim or free call with an unknown outcome is given back", () => {
       const c = await g.h.customer();
       const quota = g.h.services.testQuota;
       const v = g.variant({
-        services: { testQuota: { ...quota, refundTestCall: async () => Promise.reject(lost()) } },
+        services: { testQuota: { ...quota, refundTestCall: async () => Promise.reject(lostReply()) } },
         product: scriptedProduct(() => productError(500, "inference_failed")).fn,
       });
       const failed = await v.removebg(c.testKey, preview);
       await failed.arrayBuffer();
       assert.ok(failed.status >= 500, `an error (${failed.status})`);
-      await drain();
+      await drainReconciler(g.h.services.reconciler);
       assert.equal(await quota.testCallsRemaining({ orgId: c.orgId, lifetime: false }), TEST_CALLS_PER_PERIOD, "given back by the reconciler");
       // Asked again (a reconciler round that raced its answer): still one call given back.
       const r = await g.h.services.db.query<{ request_id: string }>("SELECT request_id FROM call_takes WHERE org_id = $1 AND what = 'free_call'", [c.orgId]);

@@ -9,15 +9,13 @@
 // test decides which comes first; the real statements run against the real store.
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { DbUnavailableError } from "../../src/db/postgres-db.ts";
 import type { ReserveInput } from "../../src/billing/index.ts";
 import { PREVIEW_PRICE_KRW } from "../../src/billing/index.ts";
-import { assertSettled } from "../support/money-checks.ts";
+import { assertSettled, drainReconciler, lostReply } from "../support/money-checks.ts";
 import { heldPermits, orgLiveKey } from "../support/permits.ts";
 import { balanceOf, expectError, gatewayHarness, productError, scriptedProduct, TINY_PNG, type GatewayHarness } from "../gateway/helpers.ts";
 
 const PRICE = PREVIEW_PRICE_KRW;
-const lost = () => new DbUnavailableError("database unavailable: not answering (a statement or connection just timed out)");
 
 describe("a reserve or release with an unknown outcome leaves nothing held", () => {
   let g: GatewayHarness;
@@ -38,12 +36,6 @@ describe("a reserve or release with an unknown outcome leaves nothing held", () 
     return g.variant({ services: { billing: { ...billing, reserve: (input) => step(input, billing.reserve) } } });
   }
 
-  /** Runs the reconciler until nothing is pending (it also runs on its own timer). */
-  async function drain() {
-    for (let i = 0; i < 10 && (await g.h.services.reconciler.runOnce()) > 0; i++);
-    assert.equal(g.h.services.reconciler.pending(), 0, "nothing left to give back");
-  }
-
   async function assertSpendableAgain(c: Awaited<ReturnType<typeof oneCall>>) {
     const s = await assertSettled(g.h.services.db, c.orgId);
     assert.equal(s.balanceKrw, PRICE);
@@ -62,10 +54,10 @@ describe("a reserve or release with an unknown outcome leaves nothing held", () 
     const v = withReserve(async (input, real) => {
       const r = await real(input);
       assert.deepEqual(r, { ok: true });
-      throw lost();
+      throw lostReply();
     });
     await expectError(await v.removebg(c.liveKey, preview), 503, "service_unavailable");
-    await drain();
+    await drainReconciler(g.h.services.reconciler);
     await assertSpendableAgain(c);
   });
 
@@ -74,10 +66,10 @@ describe("a reserve or release with an unknown outcome leaves nothing held", () 
     let late: (() => ReturnType<typeof g.h.services.billing.reserve>) | undefined;
     const v = withReserve(async (input, real) => {
       late = () => real(input);
-      throw lost();
+      throw lostReply();
     });
     await expectError(await v.removebg(c.liveKey, preview), 503, "service_unavailable");
-    await drain();
+    await drainReconciler(g.h.services.reconciler);
     // The statement the driver still sends, after the give-back.
     const r = await late!();
     assert.equal(r.ok, false, "a reserve of an ended request reserves nothing");
@@ -90,11 +82,11 @@ describe("a reserve or release with an unknown outcome leaves nothing held", () 
     const v = withReserve(async (input, real) => {
       // Sent on its own while the caller hears 503 at once.
       late = new Promise((r) => setTimeout(r, 5)).then(() => real(input));
-      throw lost();
+      throw lostReply();
     });
     await expectError(await v.removebg(c.liveKey, preview), 503, "service_unavailable");
     await late;
-    await drain();
+    await drainReconciler(g.h.services.reconciler);
     await assertSpendableAgain(c);
   });
 
@@ -108,13 +100,13 @@ describe("a reserve or release with an unknown outcome leaves nothing held", () 
           ...billing,
           reserve: async (input) => {
             await billing.reserve(input);
-            throw lost();
+            throw lostReply();
           },
           abandon: async (input) => {
             // The first two tries meet the outage too.
             if (refused < 2) {
               refused++;
-              throw lost();
+              throw lostReply();
             }
             return billing.abandon(input);
           },
@@ -122,7 +114,7 @@ describe("a reserve or release with an unknown outcome leaves nothing held", () 
       },
     });
     await expectError(await v.removebg(c.liveKey, preview), 503, "service_unavailable");
-    await drain();
+    await drainReconciler(g.h.services.reconciler);
     assert.equal(refused, 2);
     await assertSpendableAgain(c);
   });
@@ -140,7 +132,7 @@ describe("a reserve or release with an unknown outcome leaves nothing held", () 
           release: async (requestId) => {
             if (refused < 2) {
               refused++;
-              throw lost();
+              throw lostReply();
             }
             return billing.release(requestId);
           },
@@ -148,7 +140,7 @@ describe("a reserve or release with an unknown outcome leaves nothing held", () 
       },
     });
     await expectError(await v.removebg(c.liveKey, preview), 500, "inference_failed");
-    await drain();
+    await drainReconciler(g.h.services.reconciler);
     assert.equal(refused, 2);
     await assertSpendableAgain(c);
   });

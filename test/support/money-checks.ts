@@ -4,6 +4,7 @@
 // the request log telling the same story as the ledger.
 import assert from "node:assert/strict";
 import type { Db } from "../../src/db/index.ts";
+import { DbUnavailableError } from "../../src/db/postgres-db.ts";
 import { assertLedgerInvariants } from "../billing/invariants.ts";
 
 export interface LedgerSummary {
@@ -89,4 +90,13 @@ export async function assertLogMatchesLedger(db: Db, orgId: string): Promise<Log
     if (r.status !== 200) assert.equal(r.charged_krw, 0, `error ${r.status} ${r.error_code} charged nothing`);
   }
   return rows;
+}
+
+/** What a store call throws when its outcome is unknown: a statement cut short, or its reply lost. */
+export const lostReply = () => new DbUnavailableError("database unavailable: not answering (a statement or connection just timed out)");
+
+/** Runs the reconciler until nothing is pending (it also runs on its own timer), and checks that nothing is. */
+export async function drainReconciler(reconciler: { runOnce(): Promise<number>; pending(): number }): Promise<void> {
+  for (let i = 0; i < 10 && (await reconciler.runOnce()) > 0; i++);
+  assert.equal(reconciler.pending(), 0, "nothing left to give back");
 }
