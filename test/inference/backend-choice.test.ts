@@ -3,7 +3,7 @@
 // docs/MODEL.md, "WebGPU on a real GPU"), and every package model says which it is.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { startsOnGpu } from "../../src/engine/inference/backend-ort-web.ts";
+import { ortWebSessionOptions, startsOnGpu } from "../../src/engine/inference/backend-ort-web.ts";
 import { loadManifest, parseManifest } from "../../src/engine/inference/manifest.ts";
 
 const gpu = async () => true;
@@ -29,4 +29,12 @@ test("the package's quantised models stay on the CPU under auto; an entry withou
   const plain = parseManifest({ version: 1, models: { own: { ...loaded.manifest.models.medium, autoBackend: undefined } } });
   assert.ok(plain.ok);
   assert.equal(plain.manifest.models.own!.autoBackend, "any");
+});
+
+// The memory pattern's block costs a second run its fresh pages and a serving worker
+// 40-55 MiB (docs/MODEL.md, "Memory"); the GPU provider keeps ORT's default.
+test("WebAssembly sessions run without ORT's memory pattern; WebGPU sessions keep the default", () => {
+  assert.equal(ortWebSessionOptions("wasm").enableMemPattern, false);
+  assert.equal(ortWebSessionOptions("webgpu").enableMemPattern, undefined);
+  assert.equal(ortWebSessionOptions("wasm").enableCpuMemArena, true);
 });

@@ -84,6 +84,12 @@ export const ortWebSessionOptions = (provider: "wasm" | "webgpu"): Ort.Inference
   graphOptimizationLevel: "all",
   executionMode: "sequential",
   enableCpuMemArena: true,
+  // ORT's memory pattern plans one block per run from the first run's allocations, and the
+  // second run touches that block's fresh pages: with `int8-static` on wasm (2 threads)
+  // the second run took 3.7 s with it and 3.0 s without, and after 8 runs the process held
+  // 40-55 MiB less (docs/MODEL.md, "Memory"). The arena alone reuses freed activations.
+  // WebGPU keeps ORT's default.
+  ...(provider === "wasm" ? { enableMemPattern: false } : {}),
 });
 
 async function startSession(ort: OrtModule, bytes: Uint8Array, opts: RunnerOptions, provider: "wasm" | "webgpu") {
