@@ -21,7 +21,7 @@ import { DEFAULT_LANES, isQuick, processes, runsAlone } from "./test-plan.mjs";
 import { precompile } from "./ts-hooks/precompile.mjs";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
-/** With PD_TEST_CPU=1: each job's CPU and wall seconds, one a line. */
+/** With PD_TEST_CPU=1: each job's CPU and wall seconds and when it started, one a line. */
 const CPU_LIST = "test-results/test-cpu.tsv";
 
 function collect(path, out) {
@@ -102,6 +102,8 @@ const failed = [];
 const results = [];
 const report = (result) => {
   const { job, status, output, seconds } = result;
+  // When it ended, from the suite's start: with `seconds`, each lane's timeline.
+  result.endedAt = (performance.now() - started) / 1000;
   results.push(result);
   const counts = runnerCounts(output);
   for (const k of Object.keys(totals)) totals[k] += counts[k] ?? 0;
@@ -132,8 +134,10 @@ if (measured.length) {
   console.log(`== CPU of all ${measured.length} jobs: ${measured.reduce((a, r) => a + r.cpuSeconds, 0).toFixed(0)} s`);
   // Every job's numbers, most CPU first, for comparing two runs file by file.
   mkdirSync(join(ROOT, "test-results"), { recursive: true });
-  const rows = [...measured].sort((a, b) => b.cpuSeconds - a.cpuSeconds).map((r) => `${r.cpuSeconds.toFixed(2)}\t${r.seconds.toFixed(1)}\t${r.job.label}`);
-  writeFileSync(join(ROOT, CPU_LIST), `cpu_s\twall_s\tjob\n${rows.join("\n")}\n`);
+  const rows = [...measured]
+    .sort((a, b) => b.cpuSeconds - a.cpuSeconds)
+    .map((r) => `${r.cpuSeconds.toFixed(2)}\t${r.seconds.toFixed(1)}\t${(r.endedAt - r.seconds).toFixed(1)}\t${r.job.label}`);
+  writeFileSync(join(ROOT, CPU_LIST), `cpu_s\twall_s\tstarted_s\tjob\n${rows.join("\n")}\n`);
   console.log(`== every job's CPU and wall seconds: ${CPU_LIST}`);
 }
 console.log(`\n== Node runner: ${totals.tests} tests, ${totals.pass} passed, ${totals.fail} failed, ${totals.skipped} skipped, ${totals.cancelled} cancelled, ${totals.todo} todo`);
