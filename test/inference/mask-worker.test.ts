@@ -64,6 +64,10 @@ test("mask pool on wasm: the worker's mask is the one the same model gives in th
       }
     }
     const expected = await inline.run(rgb.slice());
+    // An idle pool worker drops the input tensor it keeps between runs; the next run makes it again.
+    assert.ok(inline.releaseIdle, "a WebAssembly session can drop its kept input tensor");
+    inline.releaseIdle();
+    assert.deepEqual(await inline.run(rgb.slice()), expected, "the same mask after the release");
     const { mask } = await pool.run({ rgb }, [rgb.buffer]);
     assert.equal(rgb.byteLength, 0, "the pixels were transferred, not copied");
     assert.equal(mask.length, 256 * 256);

@@ -13,7 +13,7 @@ import { Image } from "imagescript";
 import { createWorkerPool } from "../../src/engine/inference/pool.ts";
 import { moduleBeside } from "../../src/engine/inference/module-url.ts";
 import type { PipelineJob, PipelineResult } from "../../src/engine/pipeline/pipeline.ts";
-import type { PipelineWorkerInfo } from "../../src/engine/pipeline/engine.ts";
+import { createEngine, type PipelineWorkerInfo } from "../../src/engine/pipeline/engine.ts";
 import { RELEASE_AFTER_PIXELS, RELEASE_WHEN_IDLE_MS, releasesAfter } from "../../src/engine/pipeline/release-memory.ts";
 import { fixture } from "../support/harness.ts";
 
@@ -95,5 +95,37 @@ test("after a large job is collected and released, the next large and small jobs
     assert.equal(pool.stats().restarts, 0, "the worker lived through its collections and releases");
   } finally {
     await pool.dispose();
+  }
+});
+
+test("the engine's own thread collects once it has been idle after a large job, not after small ones", { skip: noGc }, async () => {
+  const g = globalThis as { gc?: () => void };
+  const realGc = g.gc!;
+  let collections = 0;
+  g.gc = () => {
+    collections++;
+    realGc();
+  };
+  const engine = createEngine({
+    poolSize: 1,
+    session: { model: { inputSize: [64, 64] } as never, modelPath: "", backend: "stub", threads: 1, wasmDir: "", stubDelayMs: 0 },
+  });
+  try {
+    await engine.whenReady();
+    const idle = () => new Promise((r) => setTimeout(r, RELEASE_WHEN_IDLE_MS + 500));
+    const run = async (image: Uint8Array) => assert.ok((await engine.run({ image: image.slice(), size: "preview", semitransparency: true })).ok);
+    await run(fixture("photos/rocket.jpg"));
+    await idle();
+    assert.equal(collections, 0, "a small job leaves nothing to collect for");
+    const large = new Image(2400, 1800);
+    large.fill(0x8090a0ff);
+    await run(await large.encodeJPEG(80));
+    await run(fixture("photos/rocket.jpg")); // a small job right after does not cancel what is owed
+    assert.equal(collections, 0, "nothing is collected while jobs follow each other");
+    await idle();
+    assert.equal(collections, 1, "one collection after the idle pause");
+  } finally {
+    g.gc = realGc;
+    await engine.dispose();
   }
 });

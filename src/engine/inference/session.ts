@@ -28,6 +28,8 @@ export interface MaskSession {
   inputSize: { width: number; height: number };
   /** rgb: inputSize, 3 bytes per pixel, row-major. Resolves to inputSize, 1 byte per pixel. */
   run(rgb: Uint8Array): Promise<Uint8Array>;
+  /** Drops what is kept between runs for speed (the input tensor's 12 MB); the next run makes it again. */
+  releaseIdle?(): void;
   dispose(): Promise<void>;
 }
 
@@ -85,6 +87,10 @@ export async function createMaskSession(opts: MaskSessionOptions): Promise<MaskS
       });
       tail = next.catch(() => {});
       return next;
+    },
+    releaseIdle() {
+      // A run in progress holds its own reference; the next one allocates afresh.
+      inputBuffer = undefined;
     },
     async dispose() {
       if (disposed) return;

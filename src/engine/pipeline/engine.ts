@@ -6,6 +6,7 @@ import { moduleBeside } from "../inference/module-url.ts";
 import { createWorkerPool, type WorkerPool } from "../inference/pool.ts";
 import type { createMaskSession } from "../inference/session.ts";
 import type { PipelineJob, PipelineResult } from "./pipeline.ts";
+import { exposedGc, releasesAfter, RELEASE_WHEN_IDLE_MS } from "./release-memory.ts";
 
 export type SessionSettings = Parameters<typeof createMaskSession>[0];
 
@@ -63,15 +64,42 @@ export function createEngine(opts: { poolSize: number; session: SessionSettings;
   );
   warm.catch(() => {}); // observed through state() and whenReady()
 
+  // This thread's share of a large job (the upload and the PNG that came back, a few MB
+  // each): garbage that an idle thread never collects. Collected, as the workers do
+  // (release-memory.ts), once no job has run for RELEASE_WHEN_IDLE_MS after a large one.
+  let running = 0;
+  let owed = false; // a large job ran since the last collection
+  let idleCollect: ReturnType<typeof setTimeout> | undefined;
+  const collectWhenIdle = () => {
+    clearTimeout(idleCollect);
+    idleCollect = setTimeout(() => {
+      if (running > 0) return; // the job that is running reschedules when it ends
+      owed = false;
+      exposedGc()?.();
+    }, RELEASE_WHEN_IDLE_MS);
+    idleCollect.unref?.();
+  };
+
   return {
     whenReady: () => warm,
     state() {
       const s = pool.stats();
       return { ready, failed, backend: backend ?? s.backend, poolSize: s.size, busy: s.busy, queued: s.queued, bandHelpers };
     },
-    run(job, signal) {
-      return pool.run(job, [job.image.buffer as ArrayBuffer], signal);
+    async run(job, signal) {
+      if (releasesAfter(job.image)) owed = true; // read before the buffer moves to the worker
+      running++;
+      clearTimeout(idleCollect);
+      try {
+        return await pool.run(job, [job.image.buffer as ArrayBuffer], signal);
+      } finally {
+        running--;
+        if (owed) collectWhenIdle();
+      }
     },
-    dispose: () => pool.dispose(),
+    dispose: () => {
+      clearTimeout(idleCollect);
+      return pool.dispose();
+    },
   };
 }

@@ -22,11 +22,12 @@ function collectAfterJob(): void {
   exposedGc()?.();
 }
 
-/** What is kept for the next large job: the decoders' instances and the band arena. */
+/** What is kept for the next large job: the decoders' instances, the band arena and the input tensor. */
 function releaseWhenIdle(): void {
   idleRelease = undefined;
   releaseDefaultCodecs();
   bands?.release();
+  session?.releaseIdle?.();
   exposedGc()?.();
 }
 

@@ -8,8 +8,8 @@
 //
 // - collects right after answering, in its own thread and every band helper: the job's
 //   garbage goes, and the next job costs nothing more (a collection of heaps of ~10 MB);
-// - once it has been idle RELEASE_WHEN_IDLE_MS, also drops the decoder instances and the
-//   band arena and collects again. The next large job then pays for fresh memory (on this
+// - once it has been idle RELEASE_WHEN_IDLE_MS, also drops the decoder instances, the
+//   band arena and the session's input tensor (12 MB), and collects again. The next large job then pays for fresh memory (on this
 //   VM ~0.2 s of CPU for a fresh decoder heap at 12 MP, docs/DECISIONS.md), which jobs that
 //   follow each other without a pause never do.
 //
