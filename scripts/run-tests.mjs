@@ -91,11 +91,11 @@ if (quick) {
   delete env.DATABASE_URL;
   delete env.REDIS_URL;
 }
-const lanes = Math.max(1, Math.min(Number(process.env.PD_TEST_LANES) || DEFAULT_LANES, jobs.length || 1));
+const lanes = Math.max(1, Math.min(Number(process.env.PD_TEST_LANES) || DEFAULT_LANES, Math.max(jobs.length, aloneJobs.length)));
 const jobCount = jobs.length + aloneJobs.length;
 const stores = await laneStores(lanes, env);
 const started = performance.now();
-console.log(`== ${files.length} test files in ${jobCount} jobs on ${lanes} lanes${aloneJobs.length ? `, then ${aloneJobs.length} alone` : ""}${quick ? " (quick: no servers, no model)" : ""}`);
+console.log(`== ${files.length} test files in ${jobCount} jobs on ${lanes} lanes${aloneJobs.length ? `, then ${aloneJobs.length} on their own, side by side` : ""}${quick ? " (quick: no servers, no model)" : ""}`);
 
 const totals = { tests: 0, pass: 0, fail: 0, cancelled: 0, skipped: 0, todo: 0 };
 const failed = [];
@@ -118,7 +118,7 @@ const report = (result) => {
 };
 try {
   await runLanes(jobs, stores.envs, report);
-  await runLanes(aloneJobs, stores.envs.slice(0, 1), report);
+  await runLanes(aloneJobs, stores.envs.slice(0, aloneJobs.length), report);
 } finally {
   await stores.drop();
 }

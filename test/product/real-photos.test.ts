@@ -21,7 +21,15 @@ before(async () => {
 });
 after(() => session?.dispose());
 
-async function cutout(name: string, size: "preview" | "full") {
+/** Each photo's cut-out per size, made once: the preview test compares with a full one made before it. */
+const made = new Map<string, ReturnType<typeof cutOnce>>();
+const cutout = (name: string, size: "preview" | "full") => {
+  const key = `${name} ${size}`;
+  if (!made.has(key)) made.set(key, cutOnce(name, size));
+  return made.get(key)!;
+};
+
+async function cutOnce(name: string, size: "preview" | "full") {
   const result = await runPipeline({ image: fixture(name), size, semitransparency: true }, session);
   assert.ok(result.ok, result.ok ? "" : result.title);
   const decoded = await decodeImage(result.png);
