@@ -30,6 +30,7 @@ import { availableParallelism, cpus, loadavg } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { DEFAULT_MODEL } from "../src/engine/inference/default-model.ts";
+import { median } from "./median.ts";
 
 const REPO = fileURLToPath(new URL("../", import.meta.url));
 const arg = (name: string, def: string) => {
@@ -154,11 +155,6 @@ interface Row {
   peer?: () => Sample;
 }
 
-const median = (xs: number[]) => {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = s.length >> 1;
-  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
-};
 const load = () => loadavg().map((x) => x.toFixed(2)).join(" ");
 
 async function main() {

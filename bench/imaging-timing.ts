@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { execFileSync } from "node:child_process";
+import { median } from "./median.ts";
 
 export interface Timing {
   /** Median wall-clock time, ms. */
@@ -25,7 +26,6 @@ export async function medianMs(fn: () => unknown, runs = 5): Promise<Timing> {
     const used = process.cpuUsage(c);
     cpu.push((used.user + used.system) / 1000);
   }
-  const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
   return { median: median(all), cpuMedian: median(cpu), all };
 }
 

@@ -13,6 +13,7 @@ import { fileURLToPath } from "node:url";
 import { outputToMask, rgbToNchw } from "../src/engine/inference/tensor.ts";
 import { openBareSession } from "./bare-session.ts";
 import { DEFAULT_MODEL } from "../src/engine/inference/default-model.ts";
+import { median } from "./median.ts";
 
 interface ChildConfig {
   model: string;
@@ -33,11 +34,6 @@ interface ChildResult extends ChildConfig {
   load: [number, number];
 }
 
-const median = (xs: number[]) => {
-  const s = [...xs].sort((a, b) => a - b);
-  const mid = s.length >> 1;
-  return s.length % 2 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2;
-};
 const round = (x: number) => Math.round(x);
 
 async function time<T>(fn: () => Promise<T> | T): Promise<number> {

@@ -10,6 +10,7 @@ import { createByteBudget } from "../src/http/byte-budget.ts";
 import { createRemover } from "../src/index.ts";
 import { benchInputs } from "./inputs.ts";
 import { openBareSession } from "./bare-session.ts";
+import { median } from "./median.ts";
 
 const cfg = JSON.parse(process.argv[2]) as { backend: "wasm" | "native"; threads: number; runs: number; model: string };
 const bare = await openBareSession(cfg);
@@ -30,7 +31,6 @@ const app = createProductApp({
   },
 });
 
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
 const rows = [];
 const inputs = await benchInputs();
 for (const input of inputs) {

@@ -16,6 +16,7 @@ import { startThreadBands } from "../src/engine/pipeline/pipeline-bands.ts";
 import { inlineBands, type RowBands } from "../src/engine/imaging/row-bands.ts";
 import { createHash } from "node:crypto";
 import { DEFAULT_MODEL } from "../src/engine/inference/default-model.ts";
+import { median } from "./median.ts";
 
 const arg = (name: string, def: string) => {
   const i = process.argv.indexOf(`--${name}`);
@@ -57,7 +58,6 @@ for (let i = 0; i <= runs; i++) {
   }
 }
 await threaded.dispose();
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
 console.log(`pipeline-stages (${size}, the model replaced by its saved mask, ${runs} runs): ${loadNote()}`);
 for (const [name, stats] of Object.entries(all)) {
   console.log(`${name.padEnd(14)} ${Object.entries(stats).map(([k, v]) => `${k} ${Math.round(median(v))}`).join(", ")}`);

@@ -26,6 +26,7 @@ import { fileURLToPath } from "node:url";
 import { DataType } from "../src/engine/assets/onnx-graph.ts";
 import { bytesField, intField, msgField, strField, writeFields, type WireField } from "../src/engine/assets/onnx-wire.ts";
 import { configureOrtWeb, importOrtWeb, ortWebSessionOptions } from "../src/engine/inference/backend-ort-web.ts";
+import { median } from "./median.ts";
 
 type F = WireField;
 type Form = "dynamic" | "qlinear" | "qdq";
@@ -189,7 +190,6 @@ function input(channels: number): Float32Array {
   return Float32Array.from({ length: channels * SIZE * SIZE }, () => Math.max(0, r() * 2.5 + 1.5)); // ReLU-like, a fifth zeros
 }
 
-const median = (a: number[]) => [...a].sort((x, y) => x - y)[Math.floor(a.length / 2)]!;
 const load = () => loadavg()[0]!.toFixed(2);
 
 /** Runs each graph once per round, in rotating order; returns each one's times (ms). */

@@ -25,6 +25,7 @@ import type { RGBA } from "../src/engine/imaging/types.ts";
 import { loadManifest, type ModelManifest } from "../src/engine/inference/manifest.ts";
 import { createMaskSession, type MaskSession } from "../src/engine/inference/session.ts";
 import { blurImage, composite, scoreMask, type MaskScore } from "./quality-score.ts";
+import { median } from "./median.ts";
 
 const root = fileURLToPath(new URL("../", import.meta.url));
 const PHOTO_DIRS = [join(root, "test/fixtures/photos"), "/work/shared/fixtures/photos"];
@@ -71,11 +72,6 @@ async function loadPhotos(limit: number): Promise<{ name: string; image: RGBA }[
   return out;
 }
 
-const median = (xs: number[]) => {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = s.length >> 1;
-  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
-};
 const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
 
 async function main(): Promise<void> {

@@ -16,6 +16,7 @@ import { writeFileSync } from "node:fs";
 import { execFile } from "node:child_process";
 import { promisify } from "node:util";
 import { DEFAULT_MODEL } from "../src/engine/inference/default-model.ts";
+import { median } from "./median.ts";
 
 const { values } = parseArgs({
   options: {
@@ -51,7 +52,6 @@ async function child(args: string[]): Promise<Record<string, unknown>> {
   return line ? JSON.parse(line) : { error: `no result: ${out.stdout.slice(-300)}` };
 }
 
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 const s = (ms: unknown) => (typeof ms === "number" ? (ms / 1000).toFixed(2) : "–");
 const ratio = (a: unknown, b: unknown) => (typeof a === "number" && typeof b === "number" ? (a / b).toFixed(3) : "–");
 
