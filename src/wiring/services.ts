@@ -150,6 +150,7 @@ function buildEngine(config: Config): Promise<Engine> {
     threads: config.THREADS_PER_SESSION,
     workers: config.POOL_SIZE,
     stubDelayMs: config.STUB_DELAY_MS,
+    collectCallingThread: true,
   });
 }
 

@@ -98,7 +98,7 @@ test("after a large job is collected and released, the next large and small jobs
   }
 });
 
-test("the engine's own thread collects once it has been idle after a large job, not after small ones", { skip: noGc }, async () => {
+test("the service's engine collects its calling thread once idle after a large job, not after small ones; the library's never", { skip: noGc }, async () => {
   const g = globalThis as { gc?: () => void };
   const realGc = g.gc!;
   let collections = 0;
@@ -106,26 +106,30 @@ test("the engine's own thread collects once it has been idle after a large job, 
     collections++;
     realGc();
   };
-  const engine = createEngine({
-    poolSize: 1,
-    session: { model: { inputSize: [64, 64] } as never, modelPath: "", backend: "stub", threads: 1, wasmDir: "", stubDelayMs: 0 },
-  });
+  const session = { model: { inputSize: [64, 64] } as never, modelPath: "", backend: "stub" as const, threads: 1, wasmDir: "", stubDelayMs: 0 };
+  const engine = createEngine({ poolSize: 1, session, collectCallingThread: true });
+  const library = createEngine({ poolSize: 1, session });
+  const large = new Image(2400, 1800);
+  large.fill(0x8090a0ff);
+  const largeJpeg = await large.encodeJPEG(80);
   try {
-    await engine.whenReady();
+    await Promise.all([engine.whenReady(), library.whenReady()]);
     const idle = () => new Promise((r) => setTimeout(r, RELEASE_WHEN_IDLE_MS + 500));
-    const run = async (image: Uint8Array) => assert.ok((await engine.run({ image: image.slice(), size: "preview", semitransparency: true })).ok);
+    const runOn = async (e: typeof engine, image: Uint8Array) => assert.ok((await e.run({ image: image.slice(), size: "preview", semitransparency: true })).ok);
+    await runOn(library, largeJpeg);
+    await idle();
+    assert.equal(collections, 0, "the library leaves its caller's heap alone");
+    const run = (image: Uint8Array) => runOn(engine, image);
     await run(fixture("photos/rocket.jpg"));
     await idle();
     assert.equal(collections, 0, "a small job leaves nothing to collect for");
-    const large = new Image(2400, 1800);
-    large.fill(0x8090a0ff);
-    await run(await large.encodeJPEG(80));
+    await run(largeJpeg);
     await run(fixture("photos/rocket.jpg")); // a small job right after does not cancel what is owed
     assert.equal(collections, 0, "nothing is collected while jobs follow each other");
     await idle();
     assert.equal(collections, 1, "one collection after the idle pause");
   } finally {
     g.gc = realGc;
-    await engine.dispose();
+    await Promise.all([engine.dispose(), library.dispose()]);
   }
 });

@@ -24,6 +24,8 @@ export interface EngineSettings {
   threads: number;
   workers: number;
   stubDelayMs?: number;
+  /** The service's: see EngineOptions.collectCallingThread (src/engine/pipeline/engine.ts). */
+  collectCallingThread?: boolean;
 }
 
 /**
@@ -48,7 +50,7 @@ export async function openEngine(s: EngineSettings, modelCheck: "sha256" | "size
     stubDelayMs: s.stubDelayMs,
   };
   if (s.workers === 0) return createInlineEngine(await createMaskSession(session));
-  return createEngine({ poolSize: s.workers, session });
+  return createEngine({ poolSize: s.workers, session, collectCallingThread: s.collectCallingThread });
 }
 
 /**

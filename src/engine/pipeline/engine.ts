@@ -39,7 +39,18 @@ export interface Engine {
   dispose(): Promise<void>;
 }
 
-export function createEngine(opts: { poolSize: number; session: SessionSettings; startTimeoutMs?: number }): Engine {
+export interface EngineOptions {
+  poolSize: number;
+  session: SessionSettings;
+  startTimeoutMs?: number;
+  /**
+   * Also collect the calling thread's garbage once idle after a large job, where gc() is
+   * exposed: the service's (its HTTP thread is ours). A library caller's heap is theirs.
+   */
+  collectCallingThread?: boolean;
+}
+
+export function createEngine(opts: EngineOptions): Engine {
   const pool: WorkerPool<PipelineJob, PipelineResult> = createWorkerPool<PipelineJob, PipelineResult>({
     size: opts.poolSize,
     workerUrl: moduleBeside(import.meta.url, "./pipeline-worker"),
@@ -64,9 +75,10 @@ export function createEngine(opts: { poolSize: number; session: SessionSettings;
   );
   warm.catch(() => {}); // observed through state() and whenReady()
 
-  // This thread's share of a large job (the upload and the PNG that came back, a few MB
-  // each): garbage that an idle thread never collects. Collected, as the workers do
-  // (release-memory.ts), once no job has run for RELEASE_WHEN_IDLE_MS after a large one.
+  // The calling thread's share of a large job (the upload and the PNG that came back, a few
+  // MB each): garbage that an idle thread never collects. With collectCallingThread, it is
+  // collected as the workers collect theirs (release-memory.ts), once no job has run for
+  // RELEASE_WHEN_IDLE_MS after a large one.
   let running = 0;
   let owed = false; // a large job ran since the last collection
   let idleCollect: ReturnType<typeof setTimeout> | undefined;
@@ -87,7 +99,7 @@ export function createEngine(opts: { poolSize: number; session: SessionSettings;
       return { ready, failed, backend: backend ?? s.backend, poolSize: s.size, busy: s.busy, queued: s.queued, bandHelpers };
     },
     async run(job, signal) {
-      if (releasesAfter(job.image)) owed = true; // read before the buffer moves to the worker
+      if (opts.collectCallingThread && releasesAfter(job.image)) owed = true; // read before the buffer moves to the worker
       running++;
       clearTimeout(idleCollect);
       try {

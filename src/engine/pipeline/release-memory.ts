@@ -9,9 +9,13 @@
 // - collects right after answering, in its own thread and every band helper: the job's
 //   garbage goes, and the next job costs nothing more (a collection of heaps of ~10 MB);
 // - once it has been idle RELEASE_WHEN_IDLE_MS, also drops the decoder instances, the
-//   band arena and the session's input tensor (12 MB), and collects again. The next large job then pays for fresh memory (on this
-//   VM ~0.2 s of CPU for a fresh decoder heap at 12 MP, docs/DECISIONS.md), which jobs that
-//   follow each other without a pause never do.
+//   band arena and the session's input tensor (12 MB), and collects again. The next large
+//   job then pays for fresh memory (on this VM ~0.2 s of CPU for a fresh decoder heap at
+//   12 MP, docs/DECISIONS.md), which jobs that follow each other without a pause never do.
+//
+// The service's engine also collects its calling thread (the HTTP server's) once idle
+// after a large job (engine.ts, collectCallingThread); the library's leaves its caller's
+// heap alone.
 //
 // Without gc() nothing is dropped: garbage that nothing collects would only sit beside
 // the next job's fresh memory, so keeping the arena and the instances is cheaper there.
