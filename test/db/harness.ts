@@ -45,12 +45,6 @@ export async function createScratchDatabase(): Promise<{ url: string; drop: () =
 }
 
 /**
- * A fresh in-memory PGlite, migrated unless `blank`. initdb in WASM takes several
- * seconds, so the first call dumps the data directory to the temp dir (named by the
- * migrations' checksums, so an edited migration makes a new one) and later calls, in
- * this process or the next test file, start from that copy.
- */
-/**
  * The template's bytes as the Blob PGlite asks for. A real Blob would cost more than the
  * rest of the start: Node 20 copies the 41 MB tar into it (~0.2 s) and reads it back in
  * chunks (0.5-1.4 s here; Deno 0.6 s in all), for each of the suite's many PGlite
@@ -80,6 +74,12 @@ function readTemplate(path: string): Promise<Buffer | null> {
   return bytes;
 }
 
+/**
+ * A fresh in-memory PGlite, migrated unless `blank`. initdb in WASM takes several
+ * seconds, so the first call dumps the data directory to the temp dir (named by the
+ * migrations' checksums, so an edited migration makes a new one) and later calls, in
+ * this process or the next test file, start from that copy.
+ */
 export async function openMigratedPglite(opts: { blank?: boolean } = {}): Promise<PgliteDb> {
   const sums = opts.blank ? "blank" : (await loadMigrations()).map((m) => m.checksum.slice(0, 8)).join("");
   const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(sums));
