@@ -5,9 +5,17 @@
 import { concatBytes } from "./bytes.ts";
 import { chunk, headerData, PNG_SIGNATURE } from "./png-chunks.ts";
 
+// The rows go to the compressor in one write, read back as they come. Not through a Blob:
+// Node 20 copies the bytes into one and streams them back in small pieces, which made a
+// 12 MP mask's deflate 117-192 ms instead of 21-25 ms.
 async function deflate(raw: Uint8Array): Promise<Uint8Array> {
-  const stream = new Blob([raw as Uint8Array<ArrayBuffer>]).stream().pipeThrough(new CompressionStream("deflate"));
-  return new Uint8Array(await new Response(stream).arrayBuffer());
+  const compressor = new CompressionStream("deflate");
+  const writer = compressor.writable.getWriter();
+  const [out] = await Promise.all([
+    new Response(compressor.readable).arrayBuffer(),
+    writer.write(raw as Uint8Array<ArrayBuffer>).then(() => writer.close()),
+  ]);
+  return new Uint8Array(out);
 }
 
 /** `grey` holds one byte per pixel, row by row. */
