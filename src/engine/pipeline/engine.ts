@@ -79,13 +79,13 @@ export function createEngine(opts: EngineOptions): Engine {
   // MB each): garbage that an idle thread never collects. With collectCallingThread, it is
   // collected as the workers collect theirs (release-memory.ts), once no job has run for
   // RELEASE_WHEN_IDLE_MS after a large one.
-  let running = 0;
   let owed = false; // a large job ran since the last collection
   let idleCollect: ReturnType<typeof setTimeout> | undefined;
   const collectWhenIdle = () => {
     clearTimeout(idleCollect);
     idleCollect = setTimeout(() => {
-      if (running > 0) return; // the job that is running reschedules when it ends
+      const { busy, queued } = pool.stats();
+      if (busy + queued > 0) return; // the job in flight reschedules when it ends
       owed = false;
       exposedGc()?.();
     }, RELEASE_WHEN_IDLE_MS);
@@ -100,12 +100,9 @@ export function createEngine(opts: EngineOptions): Engine {
     },
     async run(job, signal) {
       if (opts.collectCallingThread && releasesAfter(job.image)) owed = true; // read before the buffer moves to the worker
-      running++;
-      clearTimeout(idleCollect);
       try {
         return await pool.run(job, [job.image.buffer as ArrayBuffer], signal);
       } finally {
-        running--;
         if (owed) collectWhenIdle();
       }
     },
