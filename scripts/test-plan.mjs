@@ -70,7 +70,7 @@ const NOT_QUICK = ["test/imaging/deno.test.ts"];
 /**
  * Run after the parallel lanes, side by side: they check that a Retry-After matches the
  * wait that follows, which a machine loaded by the other lanes stretches. They mostly wait
- * (4 and 17 CPU-s in 19 and 42 s), so two of them leave the machine as good as idle.
+ * (4 and 16 CPU-s in 20 and 23 s), so two of them leave the machine as good as idle.
  */
 const ALONE = ["test/gateway/paid-first.test.ts", "test/product/overload.test.ts"];
 
