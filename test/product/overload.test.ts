@@ -99,39 +99,33 @@ describe("side by side", { concurrency: true }, () => {
     before(async () => (s = await standFor("retryAfter")));
     after(() => s.h.close());
 
-    const retry = (key: string, o: { budgetMs?: number } = {}) =>
-      () => s.spy.attempt(key, () => s.call({ key, ...o }));
-
-    test("queue_full: the queue frees when the running job ends", async () => {
-      const held = ["a", "b", "c"].map((key) => s.call({ key }));
-      await inFlight(s, 3);
-      const refusal = await refusalOf(await s.call({ key: "d" }));
-      assert.equal(refusal.code, "queue_full");
-      const got = await retryUntilAdmitted(refusal, retry("d"), { everyMs: 100, timeoutMs: 10_000 });
+    /**
+     * With the `held` calls in, one more call for `key` is refused with `code`; its
+     * Retry-After is then held to the moment a retry (every 100 ms) gets in.
+     */
+    async function refusedThenAdmitted(held: Promise<Response>[], key: string, code: string, o: { budgetMs?: number } = {}) {
+      await inFlight(s, held.length);
+      const refusal = await refusalOf(await s.call({ key, ...o }));
+      assert.equal(refusal.code, code);
+      const retry = () => s.spy.attempt(key, () => s.call({ key, ...o }));
+      const got = await retryUntilAdmitted(refusal, retry, { everyMs: 100, timeoutMs: 10_000 });
       assertHonest(refusal, got.afterMs, JOB_MS);
       await Promise.all([...held, got.done]);
+    }
+
+    test("queue_full: the queue frees when the running job ends", async () => {
+      await refusedThenAdmitted(["a", "b", "c"].map((key) => s.call({ key })), "d", "queue_full");
     });
 
     test("key_queue_full: the key's first job ends", async () => {
-      const held = [s.call({ key: "k" }), s.call({ key: "k" })];
-      await inFlight(s, 2);
-      const refusal = await refusalOf(await s.call({ key: "k" }));
-      assert.equal(refusal.code, "key_queue_full");
-      const got = await retryUntilAdmitted(refusal, retry("k"), { everyMs: 100, timeoutMs: 10_000 });
-      assertHonest(refusal, got.afterMs, JOB_MS);
-      await Promise.all([...held, got.done]);
+      await refusedThenAdmitted([s.call({ key: "k" }), s.call({ key: "k" })], "k", "key_queue_full");
     });
 
     test("deadline_unreachable: by how much the call misses its deadline", async () => {
       // Each call may take 3.5 s from its arrival: the third (ends at 4.5 s) misses by 1 s.
       const budgetMs = 3500;
       const held = [s.call({ key: "x", budgetMs }), s.call({ key: "y", budgetMs })];
-      await inFlight(s, 2);
-      const refusal = await refusalOf(await s.call({ key: "z", budgetMs }));
-      assert.equal(refusal.code, "deadline_unreachable");
-      const got = await retryUntilAdmitted(refusal, retry("z", { budgetMs }), { everyMs: 100, timeoutMs: 10_000 });
-      assertHonest(refusal, got.afterMs, JOB_MS);
-      await Promise.all([...held, got.done]);
+      await refusedThenAdmitted(held, "z", "deadline_unreachable", { budgetMs });
     });
   });
 
