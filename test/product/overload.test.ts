@@ -51,14 +51,15 @@ async function stand(jobMs: number, env: Record<string, string>): Promise<Stand>
 
 /**
  * The four stands below share nothing (embedded stores, an engine each) and mostly wait on
- * their stand-in jobs, so their suites run side by side (about 16 s instead of 39 s). All
+ * their stand-in jobs, so their suites run side by side (the file takes 21–23 s, not 39 s). All
  * four are built, one after another, before any test starts: a stand's start holds the
  * event loop for a moment, which would stretch another suite's measured waits.
  */
 const STANDS = {
   estimate: [40, { QUEUE_MAX: "64", KEY_QUEUE_MAX: "64" }],
   retryAfter: [1500, { QUEUE_MAX: "2", KEY_QUEUE_MAX: "2" }],
-  // Capacity 1 + 5 = 6, so test jobs may hold 3 of it.
+  // Jobs of 800 ms: long enough that every call is queued before the first one ends, even on
+  // a busy machine. Capacity 1 + 5 = 6, so test jobs may hold 3 of it.
   paidFirst: [800, { QUEUE_MAX: "5", KEY_QUEUE_MAX: "8", TEST_MAX_WAIT_MS: "60000" }],
   starvation: [1000, { QUEUE_MAX: "8", KEY_QUEUE_MAX: "8", TEST_MAX_WAIT_MS: "1500" }],
 } as const satisfies Record<string, readonly [number, Record<string, string>]>;
@@ -130,7 +131,6 @@ describe("side by side", { concurrency: true }, () => {
   });
 
   describe("paid calls first in the queue", { concurrency: false }, () => {
-    // Jobs of 800 ms: long enough that every call is queued before the first one ends, even on a busy machine.
     let s: Stand;
     before(async () => (s = await standFor("paidFirst")));
     after(() => s.h.close());
