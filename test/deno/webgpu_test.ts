@@ -66,6 +66,17 @@ Deno.test("Deno offers a WebGPU adapter here (the precondition of the tests belo
   console.log(`WebGPU adapter: ${software ? "software (no GPU)" : "hardware"}`);
 });
 
+Deno.test("the adapter came without wgpu's OpenGL backend (libEGL), whose exit handler can abort the run", async () => {
+  // With every wgpu backend enabled, Deno also loads libEGL; its exit handler then races
+  // a runtime thread's exit and aborts the whole test process after the last test
+  // ("double free or corruption (out)", about 1 run in 20). deno.json's test tasks set
+  // DENO_WEBGPU_BACKEND so that it is never loaded.
+  await adapterIsSoftware();
+  if (Deno.build.os !== "linux") return;
+  const egl = Deno.readTextFileSync("/proc/self/maps").split("\n").find((line) => /\/libEGL[^/]*\.so/.test(line));
+  assert(!egl, `libEGL is loaded (${egl?.trim().split(/\s+/).at(-1)}): run with DENO_WEBGPU_BACKEND=vulkan,metal,dx12 (deno task test sets it)`);
+});
+
 Deno.test("backend webgpu runs the model on the software adapter and gives the WebAssembly mask", async () => {
   const { tiny, resolved } = await tinyModel();
   try {
