@@ -6,7 +6,8 @@
 // Beside each row, the library's remove() on the same input and tier, and its ratio to the
 // service's end-to-end time. Medians of --runs warm runs (default 5). Each backend runs in its own child process
 // (ORT-web fixes its thread count per process). Under the table, the three target ratios
-// against their targets (bench/targets.ts), all from this one run.
+// against their targets (bench/targets.ts), all from this one run, each the median of the
+// requests' own ratios to the bare run before them.
 //
 //   npm run bench -- [--runs 5] [--backends wasm,native] [--threads 2] [--model <manifest name>, default the default model]
 import { spawnSync } from "node:child_process";
@@ -29,6 +30,10 @@ interface StageMedians {
   e2eMs: number;
   /** Bare inference, one run right before each request of this row (bench/bare-session.ts). */
   bareMs: number;
+  /** Median of each request's end to end ÷ its bare run. */
+  e2eToBare: number;
+  /** Median of each request's inference stage ÷ its bare run. */
+  inferenceToBare: number;
   /** The library's remover.remove() on the same input and tier. */
   libraryMs: number;
 }
@@ -73,11 +78,10 @@ for (const backend of backends) {
   }
   const out = JSON.parse(pipeOut) as ChildOut;
   for (const r of out.rows) {
-    const bare = r.bareMs;
-    const overhead = ((r.e2eMs - bare) / bare) * 100;
-    measured.push({ backend: out.backend, input: r.input, tier: r.tier, inferenceMs: r.inferenceMs, e2eMs: r.e2eMs, bareMs: bare });
+    const overhead = (r.e2eToBare - 1) * 100;
+    measured.push({ backend: out.backend, ...r });
     console.log(
-      `| ${out.backend} | ${r.input} | ${r.tier} | ${r.outPixels.toLocaleString("en")} | ${r0(r.decodeMs)} | ${r0(r.modelInputMs)} | ${r0(r.inferenceMs)} | ${r0(r.composeMs)} | ${r0(r.encodeMs)} | ${r0(r.e2eMs)} | ${r0(bare)} | ${overhead.toFixed(0)} % | ${r0(r.libraryMs)} | ${(r.libraryMs / r.e2eMs).toFixed(2)} |`,
+      `| ${out.backend} | ${r.input} | ${r.tier} | ${r.outPixels.toLocaleString("en")} | ${r0(r.decodeMs)} | ${r0(r.modelInputMs)} | ${r0(r.inferenceMs)} | ${r0(r.composeMs)} | ${r0(r.encodeMs)} | ${r0(r.e2eMs)} | ${r0(r.bareMs)} | ${overhead.toFixed(0)} % | ${r0(r.libraryMs)} | ${(r.libraryMs / r.e2eMs).toFixed(2)} |`,
     );
   }
 }
@@ -87,7 +91,8 @@ console.log("|---|---:|---:|");
 for (const t of targetRows(measured)) console.log(`| ${t.label} | ${t.ratio === undefined ? "not measured" : t.ratio.toFixed(2)} | ≤ ${t.target.toFixed(2)} |`);
 console.log("");
 console.log("All times in ms, medians. Model input: the upright image resized to the model's input; inference: the session's run alone.");
+console.log("Overhead vs bare and the target ratios: the median over the requests of each one's time ÷ the bare run right before it.");
 console.log("End-to-end: multipart request into the product endpoint until the PNG body is read.");
-console.log("Bare inference: the same model and session options in a plain session on a 1024² tensor, one run right before each request, same process.");
+console.log("Bare inference: the same model and session options in a plain session on the tensor the pipeline gives the model for that image, one run right before each request, same process.");
 console.log("Library remove(): `createRemover({ workers: 1 })` from the package entry, the call until the Cutout resolves.");
 console.log(`Load average after: ${loadavg().map((x) => x.toFixed(2)).join(" ")}`);
