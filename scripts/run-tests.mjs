@@ -17,7 +17,7 @@ import { join, relative } from "node:path";
 import { spawnSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { laneStores, runLanes, runnerCounts } from "./test-lanes.mjs";
-import { DEFAULT_LANES, isQuick, processes, runsAlone } from "./test-plan.mjs";
+import { DEFAULT_LANES, isQuick, processes, runsAlone, runsRealModel } from "./test-plan.mjs";
 import { precompile } from "./ts-hooks/precompile.mjs";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
@@ -62,14 +62,20 @@ console.log(`ts-hooks: ${compiled.compiled} of ${compiled.files} TypeScript file
 
 const TS_HOOKS = new URL("./ts-hooks/register.mjs", import.meta.url).href;
 const node = (label, argv, env) => ({ label, command: process.execPath, args: argv, cwd: ROOT, env });
+// Jobs whose files never run the real model keep WebAssembly on V8's baseline compiler, in
+// their own process and (through NODE_OPTIONS) every Node process they start: see the file.
+const BASELINE_WASM = new URL("../test/support/wasm-baseline-only.mjs", import.meta.url).href;
+const nodeOptions = [process.env.NODE_OPTIONS, `--import=${BASELINE_WASM}`].filter(Boolean).join(" ");
+const wasmEnv = (files) => (files.some(runsRealModel) ? undefined : { NODE_OPTIONS: nodeOptions });
 // A file alone is the process's main module, run by the test runner it imports (the spec
 // reporter's closing counts are what runnerCounts reads). `node --test <file>` would put a
 // second process in front of it for nothing: one file per job already isolates it. Files
 // that share a process run one after the other inside it, each in a suite named after it
 // (test/support/file-group.mjs).
 const FILE_GROUP = "test/support/file-group.mjs";
-const fileJob = (f) => node(f, ["--import", TS_HOOKS, "--test-reporter=spec", f]);
-const groupJob = (g) => (g.length === 1 ? fileJob(g[0]) : node(`${g.length} files: ${g.join(" ")}`, ["--import", TS_HOOKS, "--test-reporter=spec", FILE_GROUP, ...g]));
+const fileJob = (f) => node(f, ["--import", TS_HOOKS, "--test-reporter=spec", f], wasmEnv([f]));
+const groupJob = (g) =>
+  g.length === 1 ? fileJob(g[0]) : node(`${g.length} files: ${g.join(" ")}`, ["--import", TS_HOOKS, "--test-reporter=spec", FILE_GROUP, ...g], wasmEnv(g));
 const jobs = processes(files.filter((f) => !runsAlone(f)), process.env.PD_TEST_SHARE !== "0").map(groupJob);
 const aloneJobs = files.filter(runsAlone).map(fileJob);
 // vitest twice: its default pool (child processes) and --pool=threads, where our inference

@@ -18,7 +18,6 @@ const SLOW = [
   "test/money/http-concurrency.test.ts",
   "test/observability/shutdown.test.ts",
   "test/product/uncertainty-model.test.ts",
-  "test/product/responsive.test.ts",
   "test/deploy/built-output.test.ts",
   "test/console/playground-browser.test.ts",
   "test/openapi/collection-newman.test.ts",
@@ -82,8 +81,24 @@ const ALONE = ["test/gateway/paid-first.test.ts", "test/product/overload.test.ts
  * file's sessions are released before the next file's start.
  */
 const MODEL_GROUPS = [
-  ["test/product/real-photos.test.ts", "test/product/uncertainty-model.test.ts", "test/product/responsive.test.ts", "test/library/remover.test.ts"],
+  ["test/product/real-photos.test.ts", "test/product/uncertainty-model.test.ts", "test/library/remover.test.ts"],
   ["test/assets/int8-masks.test.ts", "test/inference/session-model.test.ts", "test/inference/model-bytes.test.ts", "test/inference/mask-worker.test.ts"],
+];
+
+/**
+ * The files whose processes, or the processes they start, run the real model: they keep
+ * V8's optimising compiler for WebAssembly. Every other job runs with
+ * test/support/wasm-baseline-only.mjs preloaded (scripts/run-tests.mjs). A file that
+ * starts running the real model must be added here, or its runs take several times longer.
+ */
+const REAL_MODEL = [
+  ...MODEL_GROUPS.flat(),
+  // A packed install's plain .mjs, and the same install read-only as another user.
+  "test/library/pack.test.ts",
+  // The installed CLI cutting out with the default model.
+  "test/deploy/built-output.test.ts",
+  // The CLI's own cut-out with the default model.
+  "test/cli/cli.test.ts",
 ];
 
 /**
@@ -115,6 +130,10 @@ const matches = (file, list) => list.some((p) => covers(p, file));
 
 export function isQuick(file) {
   return matches(file, QUICK) && !matches(file, NOT_QUICK);
+}
+
+export function runsRealModel(file) {
+  return matches(file, REAL_MODEL);
 }
 
 export function runsAlone(file) {

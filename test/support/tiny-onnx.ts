@@ -59,19 +59,37 @@ export interface TinyModel {
   entry: ModelEntry;
 }
 
-/** The graph for a [height, width] input. */
-export function tinyIsNetModel(height = 64, width = 64): TinyModel {
+/**
+ * The graph for a [height, width] input. `extraLayers` more Conv 3x3 (4 → 4) + Relu pairs
+ * between the first Relu and the last Conv make each run cost what the caller needs
+ * (a test that must catch inference in progress), with the same contract.
+ */
+export function tinyIsNetModel(height = 64, width = 64, extraLayers = 0): TinyModel {
   const hidden = 4;
+  const pad3x3 = [intsAttribute("kernel_shape", [3, 3]), intsAttribute("pads", [1, 1, 1, 1])];
+  const extraNodes: Field[] = [];
+  const extraWeights: Field[] = [];
+  let last = "h2";
+  for (let i = 0; i < extraLayers; i++) {
+    extraNodes.push(msgField(1, node("Conv", [last, `wx${i}`, `bx${i}`], [`x${i}c`], pad3x3)), msgField(1, node("Relu", [`x${i}c`], [`x${i}`])));
+    extraWeights.push(
+      msgField(5, initializer(`wx${i}`, [hidden, hidden, 3, 3], weights(hidden * hidden * 9, 17 + i).map((w) => w * 0.3))),
+      msgField(5, initializer(`bx${i}`, [hidden], weights(hidden, 19 + i))),
+    );
+    last = `x${i}`;
+  }
   const graph: Field[] = [
-    msgField(1, node("Conv", ["input", "w1", "b1"], ["h1"], [intsAttribute("kernel_shape", [3, 3]), intsAttribute("pads", [1, 1, 1, 1])])),
+    msgField(1, node("Conv", ["input", "w1", "b1"], ["h1"], pad3x3)),
     msgField(1, node("Relu", ["h1"], ["h2"])),
-    msgField(1, node("Conv", ["h2", "w2", "b2"], ["h3"], [intsAttribute("kernel_shape", [1, 1])])),
+    ...extraNodes,
+    msgField(1, node("Conv", [last, "w2", "b2"], ["h3"], [intsAttribute("kernel_shape", [1, 1])])),
     msgField(1, node("Sigmoid", ["h3"], ["output"])),
     strField(2, "tiny-isnet"),
     msgField(5, initializer("w1", [hidden, 3, 3, 3], weights(hidden * 27, 7))),
     msgField(5, initializer("b1", [hidden], weights(hidden, 11))),
     msgField(5, initializer("w2", [1, hidden, 1, 1], weights(hidden, 13).map((w) => w * 3))),
     msgField(5, initializer("b2", [1], [0.1])),
+    ...extraWeights,
     msgField(11, valueInfo("input", [1, 3, height, width])),
     msgField(12, valueInfo("output", [1, 1, height, width])),
   ];
@@ -115,9 +133,9 @@ export interface TinyModelDir {
  * "tiny": for tests of what the engine does around the model (options, abort, inputs,
  * workers, exit), where IS-Net's seconds per run would buy nothing.
  */
-export function writeTinyModel(height = 64, width = 64): TinyModelDir {
+export function writeTinyModel(height = 64, width = 64, extraLayers = 0): TinyModelDir {
   const dir = mkdtempSync(join(tmpdir(), "pd-tiny-model-"));
-  const model = tinyIsNetModel(height, width);
+  const model = tinyIsNetModel(height, width, extraLayers);
   const path = join(dir, model.entry.file);
   writeFileSync(path, model.bytes);
   writeFileSync(join(dir, "manifest.json"), JSON.stringify({ version: 1, models: { tiny: model.entry } }));
