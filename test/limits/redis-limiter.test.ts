@@ -9,7 +9,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { Redis } from "ioredis";
 import { createLimiter, createRedisLimiter } from "../../src/limits/index.ts";
 import { runLimiterContract } from "./limiter-contract.ts";
-import { tapRedis } from "../support/redis-command-tap.ts";
+import { redisRelay } from "../support/redis-relay.ts";
 
 const url = process.env.REDIS_URL;
 const skip = url ? false : "REDIS_URL not set";
@@ -89,9 +89,9 @@ test("redis: keys live under the prefix and expire with their window or lease", 
 test("redis: acquireAll is one command for all its permits, and the set's release one more", { skip }, async () => {
   // Counted on the limiter's own connection (the other test lanes share the server). An
   // evalsha refused with NOSCRIPT and sent again as eval with the same arguments is one.
-  const tap = await tapRedis(url!);
-  const l = createRedisLimiter({ url: tap.url, keyPrefix: prefix });
-  const sent = tap.commands;
+  const relay = await redisRelay(url!);
+  const l = createRedisLimiter({ url: relay.url, keyPrefix: prefix });
+  const sent = relay.commands;
   const one = (from: number, to: number) => {
     const step = sent.slice(from, to).map(([name, ...args]) => [name, ...(name === "eval" || name === "evalsha" ? args.slice(1) : args)]);
     const resent = step.filter(([name, ...rest], i) => name === "eval" && step.slice(0, i).some(([n, ...r]) => n === "evalsha" && r.join("\0") === rest.join("\0")));
@@ -129,7 +129,7 @@ test("redis: acquireAll is one command for all its permits, and the set's releas
   } finally {
     await l.close();
     probe.disconnect();
-    await tap.close();
+    await relay.close();
   }
 });
 

@@ -8,56 +8,21 @@
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
-import { createServer, connect, type Server, type Socket } from "node:net";
 import { setTimeout as sleep } from "node:timers/promises";
 import { createRedisLimiter, isLimiterUnavailable, type Limiter } from "../../src/limits/index.ts";
 import { heldPermits } from "../support/permits.ts";
+import { redisRelay, type RedisRelay } from "../support/redis-relay.ts";
 
 const url = process.env.REDIS_URL;
 const skip = url ? false : "REDIS_URL not set";
 const prefix = `pdtest:limits:${randomUUID()}:`;
 
-/** A relay to Redis whose answers reach the client `delayMs` late (0: at once). */
-async function slowRelay(target: URL): Promise<{ url: string; setDelay(ms: number): void; close(): Promise<void> }> {
-  let delayMs = 0;
-  const sockets = new Set<Socket>();
-  const server: Server = createServer((client) => {
-    const upstream = connect(Number(target.port || 6379), target.hostname);
-    sockets.add(client).add(upstream);
-    client.pipe(upstream);
-    upstream.on("data", (chunk: Buffer) => {
-      const d = delayMs;
-      if (d === 0) client.write(chunk);
-      else setTimeout(() => client.writable && client.write(chunk), d);
-    });
-    const end = () => {
-      client.destroy();
-      upstream.destroy();
-    };
-    client.on("error", end).on("close", end);
-    upstream.on("error", end).on("close", end);
-  });
-  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
-  const port = (server.address() as { port: number }).port;
-  const u = new URL(target.toString());
-  u.hostname = "127.0.0.1";
-  u.port = String(port);
-  return {
-    url: u.toString(),
-    setDelay: (ms) => void (delayMs = ms),
-    async close() {
-      for (const s of sockets) s.destroy();
-      await new Promise((r) => server.close(r));
-    },
-  };
-}
-
-let relay: Awaited<ReturnType<typeof slowRelay>>;
+let relay: RedisRelay;
 let direct: Limiter;
 
 before(async () => {
   if (skip) return;
-  relay = await slowRelay(new URL(url!));
+  relay = await redisRelay(url!);
   direct = createRedisLimiter({ url: url!, keyPrefix: prefix });
 });
 after(async () => {

@@ -1,14 +1,17 @@
-// A pass-through in front of Redis that records the commands its clients send, name and
-// arguments, in order. A test counts its own connection's round trips this way on a server
-// the other test lanes share, where INFO commandstats counts everyone's commands and
-// ioredis's MONITOR mode breaks when the server is busy ("Command queue state error").
+// A relay between a Redis client under test and the server. It records the commands the
+// client sends, so a test counts its own connection's round trips on a server the other
+// test lanes share (INFO commandstats counts everyone's, and ioredis's MONITOR mode breaks
+// when the server is busy: "Command queue state error"); and it can hold Redis's answers
+// back, so a test sets when a reply arrives, not the machine's load.
 import { connect, createServer, type AddressInfo, type Socket } from "node:net";
 
-export interface CommandTap {
-  /** The Redis URL with the tap's address in place of the server's (same database). */
+export interface RedisRelay {
+  /** The Redis URL with the relay's address in place of the server's (same database). */
   url: string;
-  /** Each command as sent: its name in lower case, then its arguments. */
+  /** Each command its clients sent, in order: the name in lower case, then the arguments. */
   commands: string[][];
+  /** Redis's answers reach the clients this much later from now on (0: at once). */
+  setDelay(ms: number): void;
   close(): Promise<void>;
 }
 
@@ -43,19 +46,22 @@ function takeCommands(buf: Buffer, out: string[][]): Buffer {
   }
 }
 
-export async function tapRedis(url: string): Promise<CommandTap> {
+export async function redisRelay(url: string): Promise<RedisRelay> {
   const target = new URL(url);
   const commands: string[][] = [];
+  let delayMs = 0;
   const sockets = new Set<Socket>();
   const server = createServer((client) => {
     const upstream = connect(Number(target.port || 6379), target.hostname);
+    const end = () => {
+      client.destroy();
+      upstream.destroy();
+    };
     for (const s of [client, upstream]) {
       sockets.add(s);
-      s.on("error", () => {});
-      s.on("close", () => {
+      s.on("error", end).on("close", () => {
         sockets.delete(s);
-        client.destroy();
-        upstream.destroy();
+        end();
       });
     }
     let pending: Buffer = Buffer.alloc(0);
@@ -63,15 +69,20 @@ export async function tapRedis(url: string): Promise<CommandTap> {
       pending = takeCommands(Buffer.concat([pending, chunk]), commands);
       upstream.write(chunk);
     });
-    upstream.pipe(client);
+    upstream.on("data", (chunk: Buffer) => {
+      const d = delayMs;
+      if (d === 0) client.write(chunk);
+      else setTimeout(() => client.writable && client.write(chunk), d);
+    });
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const tapped = new URL(url);
-  tapped.hostname = "127.0.0.1";
-  tapped.port = String((server.address() as AddressInfo).port);
+  const relayed = new URL(url);
+  relayed.hostname = "127.0.0.1";
+  relayed.port = String((server.address() as AddressInfo).port);
   return {
-    url: tapped.toString(),
+    url: relayed.toString(),
     commands,
+    setDelay: (ms) => void (delayMs = ms),
     close: () =>
       new Promise<void>((resolve) => {
         for (const s of sockets) s.destroy();
