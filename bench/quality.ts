@@ -10,7 +10,11 @@
 //
 // Usage: npm run bench:quality -- [--models small,medium,… (default: every manifest model assembled)]
 //          [--model name=path.onnx ...] [--photos 3] [--backend wasm|native] [--threads 2]
-//          [--blur 12]
+//          [--blur 12] [--sizes 1024,896,768,640]
+// --sizes feeds each model at each of those square input sides (as `model@side`; the
+// first side is the baseline), marks the side src/engine/inference/input-side.ts picks for
+// the photos, and adds a table of each side's whole-photo masks against the same model's
+// at the first side, at the photo's own resolution.
 // --models names manifest entries; --model adds a file that is not in the manifest (fed
 // like `small`), for trying quantiser variants (scripts/quantise-model.mjs) before one is chosen. Photos come from
 // test/fixtures/photos (then /work/shared/fixtures/photos if present, by new name).
@@ -24,6 +28,7 @@ import { resizeMask, resizeRGBA, resizeToRGB } from "../src/engine/imaging/resiz
 import type { RGBA } from "../src/engine/imaging/types.ts";
 import { loadManifest, type ModelManifest } from "../src/engine/inference/manifest.ts";
 import { createMaskSession, type MaskSession } from "../src/engine/inference/session.ts";
+import { modelInputSize } from "../src/engine/inference/input-side.ts";
 import { blurImage, composite, scoreMask, type MaskScore } from "./quality-score.ts";
 import { median } from "./median.ts";
 
@@ -37,12 +42,13 @@ interface Args {
   backend: "wasm" | "native";
   threads: number;
   blur: number;
+  sizes: number[];
 }
 
 function parseArgs(argv: string[], manifest: ModelManifest): Args {
   // Default: every manifest model that is assembled here.
   const assembled = Object.keys(manifest.models).filter((m) => existsSync(join(root, "models", manifest.models[m]!.file)));
-  const a: Args = { models: assembled, extra: [], photos: Infinity, backend: "wasm", threads: 2, blur: 12 };
+  const a: Args = { models: assembled, extra: [], photos: Infinity, backend: "wasm", threads: 2, blur: 12, sizes: [] };
   for (let i = 0; i < argv.length; i++) {
     const v = argv[i + 1];
     if (argv[i] === "--models" && v) (a.models = v.split(",").filter(Boolean)), i++;
@@ -51,6 +57,7 @@ function parseArgs(argv: string[], manifest: ModelManifest): Args {
     else if (argv[i] === "--backend" && (v === "wasm" || v === "native")) (a.backend = v), i++;
     else if (argv[i] === "--threads" && v) (a.threads = Number(v)), i++;
     else if (argv[i] === "--blur" && v) (a.blur = Number(v)), i++;
+    else if (argv[i] === "--sizes" && v) (a.sizes = v.split(",").map(Number)), i++;
     else throw new Error(`unknown argument ${argv[i]}`);
   }
   return a;
@@ -91,14 +98,17 @@ async function main(): Promise<void> {
     const sha256 = createHash("sha256").update(readFileSync(path)).digest("hex");
     await open(name, path, { ...manifest.models.small!, file: path.split("/").pop()!, sha256 });
   }
-  const names = [...args.models, ...args.extra.map(([n]) => n)];
+  const models = [...args.models, ...args.extra.map(([n]) => n)];
+  const names = args.sizes.length ? models.flatMap((m) => args.sizes.map((s) => `${m}@${s}`)) : models;
 
+  // `name` is a model, or model@side for a square input of that side.
   const mask = async (name: string, img: RGBA): Promise<{ mask: Uint8Array; ms: number }> => {
-    const s = sessions.get(name)!;
-    const { width: W, height: H } = s.inputSize;
+    const [model, side] = name.split("@") as [string, string | undefined];
+    const s = sessions.get(model)!;
+    const { width: W, height: H } = side ? { width: Number(side), height: Number(side) } : s.inputSize;
     const rgb = resizeToRGB(img, W, H);
     const t = performance.now();
-    const m = await s.run(rgb);
+    const m = await s.run(rgb, { width: W, height: H });
     const ms = performance.now() - t;
     return { mask: resizeMask(m, W, H, img.width, img.height), ms };
   };
@@ -130,10 +140,20 @@ async function main(): Promise<void> {
   // test/assets/int8-masks.test.ts makes (there is no composite edge here: this shows
   // drift inside the subject and the background that the composites do not).
   const whole = new Map<string, { iou: number; meanAbs: number }[]>(names.map((n) => [n, []]));
+  // With --sizes, also each side's mask against the same model's at the first side.
+  const againstFirst = new Map<string, { iou: number; meanAbs: number }[]>(names.map((n) => [n, []]));
   for (const p of photos) {
+    const own = new Map<string, Uint8Array>();
     for (const n of names) {
-      const s = scoreMask((await mask(n, p.image)).mask, truths.get(p.name)!);
+      const m = (await mask(n, p.image)).mask;
+      own.set(n, m);
+      const s = scoreMask(m, truths.get(p.name)!);
       whole.get(n)!.push({ iou: s.iou, meanAbs: (s.sad * 1000) / (p.image.width * p.image.height) });
+      const first = own.get(`${n.split("@")[0]}@${args.sizes[0]}`);
+      if (args.sizes.length && first) {
+        const f = scoreMask(m, first);
+        againstFirst.get(n)!.push({ iou: f.iou, meanAbs: (f.sad * 1000) / (p.image.width * p.image.height) });
+      }
     }
   }
   const load1 = loadavg();
@@ -142,6 +162,9 @@ async function main(): Promise<void> {
   const count = scores.get(base)!.length;
   console.log(`\n${count} composites from ${photos.length} photos (${photos.map((p) => p.name).join(", ")}); ${args.backend}, ${args.threads} threads; blur radius ${args.blur}`);
   console.log(`load average (1 min) ${load0[0]!.toFixed(1)} at start, ${load1[0]!.toFixed(1)} at end; ${new Date().toISOString()}\n`);
+  // The side the engine's rule picks for every one of these photos (they are all small), per model.
+  const ruleSides = new Set(photos.map((p) => modelInputSize(sessions.get(models[0]!)!, p.image).width));
+  const picked = (n: string) => (args.sizes.length && ruleSides.size === 1 && n.endsWith(`@${[...ruleSides][0]}`) ? " ← rule" : "");
   console.log(`| model | mean IoU | mean SAD | mean MSE ×10³ | median run (ms) | time / ${base} (median of paired ratios) |`);
   console.log("|---|---|---|---|---|---|");
   for (const n of names) {
@@ -149,8 +172,23 @@ async function main(): Promise<void> {
     const t = times.get(n)!;
     const ratios = t.map((x, i) => x / times.get(base)![i]!);
     console.log(
-      `| ${n} | ${mean(s.map((x) => x.iou)).toFixed(4)} | ${mean(s.map((x) => x.sad)).toFixed(2)} | ${mean(s.map((x) => x.mse)).toFixed(3)} | ${Math.round(median(t))} | ${median(ratios).toFixed(3)} |`,
+      `| ${n}${picked(n)} | ${mean(s.map((x) => x.iou)).toFixed(4)} | ${mean(s.map((x) => x.sad)).toFixed(2)} | ${mean(s.map((x) => x.mse)).toFixed(3)} | ${Math.round(median(t))} | ${median(ratios).toFixed(3)} |`,
     );
+  }
+  if (args.sizes.length) {
+    console.log(`\nEach side's composite scores against the same model's at ${args.sizes[0]} (ΔIoU, SAD ratio), and its masks of the ${photos.length} photos against that model's at ${args.sizes[0]} (IoU at alpha >= 0.5, mean abs. Δalpha on a 0–1 scale):\n`);
+    console.log(`| model@side | ΔIoU on composites | SAD / ${args.sizes[0]}'s | whole photos: mean IoU | worst IoU | mean abs. Δalpha |`);
+    console.log("|---|---|---|---|---|---|");
+    for (const n of names) {
+      const first = `${n.split("@")[0]}@${args.sizes[0]}`;
+      const [s, f] = [scores.get(n)!, scores.get(first)!];
+      const w = againstFirst.get(n)!;
+      const dIou = mean(s.map((x) => x.iou)) - mean(f.map((x) => x.iou));
+      const sadRatio = mean(s.map((x) => x.sad)) / mean(f.map((x) => x.sad));
+      console.log(
+        `| ${n}${picked(n)} | ${dIou >= 0 ? "+" : ""}${dIou.toFixed(4)} | ${sadRatio.toFixed(3)} | ${mean(w.map((x) => x.iou)).toFixed(4)} | ${Math.min(...w.map((x) => x.iou)).toFixed(4)} | ${mean(w.map((x) => x.meanAbs)).toFixed(4)} |`,
+      );
+    }
   }
   console.log(`\nThe ${photos.length} photos themselves, each model's mask against medium's (IoU at alpha >= 0.5; mean absolute difference of alpha on a 0–1 scale):\n`);
   console.log("| model | mean IoU with medium | mean abs. Δalpha | worst photo's mean abs. Δalpha |");

@@ -102,12 +102,14 @@ function readImage(res: ProductReply): ProductImage | undefined {
   };
 }
 
-/** The product's model and uncertainty headers, handed on only when well formed. */
-function passedOn(res: ProductReply): { model?: string; uncertainty?: number } {
+/** The product's model, model input and uncertainty headers, handed on only when well formed. */
+function passedOn(res: ProductReply): { model?: string; modelInput?: string; uncertainty?: number } {
   const model = res.header(H.model) ?? "";
+  const modelInput = res.header(H.modelInput) ?? "";
   const u = Number(res.header(H.uncertainty) ?? "x");
   return {
     ...(/^[\x21-\x7e]{1,100}$/.test(model) ? { model } : {}),
+    ...(/^[1-9]\d{0,4}x[1-9]\d{0,4}$/.test(modelInput) ? { modelInput } : {}),
     ...(Number.isFinite(u) && u >= 0 && u <= 1 ? { uncertainty: u } : {}),
   };
 }

@@ -17,6 +17,7 @@ export const H = {
   fgHeight: "X-Foreground-Height",
   // Beyond the spec (docs/DECISIONS.md "Headers beyond the spec")
   model: "X-PD-Model",
+  modelInput: "X-PD-Model-Input",
   uncertainty: "X-PD-Uncertainty",
   rateLimit: "X-RateLimit-Limit",
   rateRemaining: "X-RateLimit-Remaining",
@@ -36,6 +37,8 @@ export interface ImageFacts {
   foreground: { top: number; left: number; width: number; height: number };
   /** Which model made the cut-out, "name/version" (absent when unknown). */
   model?: string;
+  /** The model's input size for this image, "WxH" (absent when unknown). */
+  modelInput?: string;
   /** In [0, 1] (absent when unknown). */
   uncertainty?: number;
 }
@@ -52,6 +55,7 @@ export function imageHeaders(requestId: string, r: ImageFacts): Record<string, s
     [H.fgWidth]: String(r.foreground.width),
     [H.fgHeight]: String(r.foreground.height),
     ...(r.model ? { [H.model]: r.model } : {}),
+    ...(r.modelInput ? { [H.modelInput]: r.modelInput } : {}),
     ...(r.uncertainty !== undefined ? { [H.uncertainty]: String(r.uncertainty) } : {}),
   };
 }

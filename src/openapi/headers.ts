@@ -28,6 +28,11 @@ export const HEADER_DOCS = {
     description: "Beyond the spec: the model and its version that made the cut-out, `name/version` (e.g. `isnet-int8-static/1.4.5`), so results can be told apart after a model change.",
     schema: { type: "string", pattern: "^[!-~]+/[!-~]+$" },
   },
+  [H.modelInput]: {
+    description:
+      "Beyond the spec: the size the model was fed for this image, `WIDTHxHEIGHT` (e.g. `896x896`). The whole picture is resized to it, whatever the output size; smaller pictures get a smaller input (docs/MODEL.md, \"The input size\").",
+    schema: { type: "string", pattern: "^[1-9][0-9]*x[1-9][0-9]*$" },
+  },
   [H.uncertainty]: {
     description:
       "Beyond the spec: how unsure the mask is about the subject's outline, 0 (sure) to 1 (unsure). Of the pixels the mask gives " +
@@ -70,6 +75,7 @@ export const IMAGE_HEADERS: HeaderName[] = [
   H.fgWidth,
   H.fgHeight,
   H.model,
+  H.modelInput,
   H.uncertainty,
   H.rateLimit,
   H.rateRemaining,

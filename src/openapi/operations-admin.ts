@@ -231,7 +231,7 @@ export const INTERNAL_OPERATIONS: Operation[] = [
       status: 200,
       description: "The PNG result.",
       contents: [{ mediaType: "image/png", schema: { type: "string", contentMediaType: "image/png" } }],
-      headers: IMAGE_HEADERS.filter((h) => h === H.requestId || h === H.model || h === H.uncertainty || !(h.startsWith("X-PD-") || h.startsWith("X-RateLimit-"))),
+      headers: IMAGE_HEADERS.filter((h) => h === H.requestId || h === H.model || h === H.modelInput || h === H.uncertainty || !(h.startsWith("X-PD-") || h.startsWith("X-RateLimit-"))),
     },
     errors: [
       { code: "invalid_parameter", when: "As for /v1.0/removebg, and an unreadable or over-12-megapixel image." },

@@ -81,6 +81,7 @@ export function createJobRunner(deps: ProductDeps): JobRunner {
         processingMs: result.processingMs,
         foreground: result.foreground,
         ...(deps.modelLabel ? { model: deps.modelLabel } : {}),
+        ...(result.modelInput ? { modelInput: `${result.modelInput.width}x${result.modelInput.height}` } : {}),
         ...(result.uncertainty !== undefined ? { uncertainty: result.uncertainty } : {}),
       };
     } catch (err) {

@@ -15,15 +15,15 @@ import { createMaskSession, type MaskSession } from "../../src/engine/inference/
 import { DataType } from "../../src/engine/assets/onnx-graph.ts";
 import { bytesField, intField, msgField, strField, writeFields, type WireField } from "../../src/engine/assets/onnx-wire.ts";
 
-type Field = WireField;
+export type Field = WireField;
 const FLOAT = DataType.FLOAT;
 const ATTR_INTS = 7; // AttributeProto.AttributeType.INTS
 
-function intsAttribute(name: string, values: number[]): Field[] {
+export function intsAttribute(name: string, values: number[]): Field[] {
   return [strField(1, name), ...values.map((v) => intField(8, v)), intField(20, ATTR_INTS)];
 }
 
-function node(op: string, inputs: string[], outputs: string[], attributes: Field[][] = []): Field[] {
+export function node(op: string, inputs: string[], outputs: string[], attributes: Field[][] = []): Field[] {
   return [
     ...inputs.map((i) => strField(1, i)),
     ...outputs.map((o) => strField(2, o)),
@@ -33,19 +33,19 @@ function node(op: string, inputs: string[], outputs: string[], attributes: Field
   ];
 }
 
-function initializer(name: string, dims: number[], values: number[]): Field[] {
+export function initializer(name: string, dims: number[], values: number[]): Field[] {
   const raw = new Uint8Array(new Float32Array(values).buffer); // little-endian, as ONNX raw_data is
   return [...dims.map((d) => intField(1, d)), intField(2, FLOAT), strField(8, name), bytesField(9, raw)];
 }
 
-function valueInfo(name: string, dims: number[]): Field[] {
+export function valueInfo(name: string, dims: number[]): Field[] {
   const shape = dims.map((d) => msgField(1, [intField(1, d)])); // Dimension.dim_value
   const tensorType = [intField(1, FLOAT), msgField(2, shape)];
   return [strField(1, name), msgField(2, [msgField(1, tensorType)])];
 }
 
 /** Fixed, varied weights: a deterministic sequence in [-1, 1). */
-function weights(count: number, seed: number): number[] {
+export function weights(count: number, seed: number): number[] {
   let s = seed;
   return Array.from({ length: count }, () => {
     s = (Math.imul(s, 1103515245) + 12345) >>> 0;

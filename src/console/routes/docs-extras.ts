@@ -8,7 +8,7 @@ const form = REMOVEBG_FORM.properties as Record<string, { description?: string }
 
 export const EXTRA_PARTS = ["channels", "bg_color"].map((name) => ({ name, description: form[name]?.description ?? "" }));
 
-export const EXTRA_HEADERS = [H.model, H.uncertainty, H.rateLimit, H.rateRemaining, H.rateReset].map((name) => ({
+export const EXTRA_HEADERS = [H.model, H.modelInput, H.uncertainty, H.rateLimit, H.rateRemaining, H.rateReset].map((name) => ({
   name,
   description: HEADER_DOCS[name].description,
 }));

@@ -62,12 +62,10 @@ export async function createNativeRunner(opts: RunnerOptions): Promise<TensorRun
     throw new InferenceError("model_unavailable", problem);
   }
 
-  const [height, width] = opts.model.inputSize;
-  const dims = [1, 3, height, width];
   return {
     backend: "native",
-    async run(input) {
-      const feeds = { [opts.model.inputName]: new ort.Tensor("float32", input, dims) };
+    async run(input, height, width) {
+      const feeds = { [opts.model.inputName]: new ort.Tensor("float32", input, [1, 3, height, width]) };
       const out = await session.run(feeds, [opts.model.outputName]);
       const tensor = out[opts.model.outputName];
       if (!tensor) throw new InferenceError("inference_failed", `model returned no "${opts.model.outputName}"`);

@@ -31,8 +31,17 @@ export const ModelEntrySchema = z.object({
   inputName: z.string().min(1),
   /** The mask output; a graph may have more outputs (IS-Net has 12), only this one is read. */
   outputName: z.string().min(1),
-  /** [height, width] of the model input. */
+  /** [height, width] of the model input: the size it was made for, and the largest it is fed. */
   inputSize: z.tuple([positiveInt, positiveInt]),
+  /**
+   * Present when the graph takes other input sizes too: any height and width that are
+   * multiples of `multipleOf` within [min, max] (src/engine/inference/input-side.ts picks one
+   * per picture). Absent: only inputSize.
+   */
+  sizes: z
+    .object({ multipleOf: positiveInt, min: positiveInt, max: positiveInt })
+    .refine((s) => s.min <= s.max && s.min % s.multipleOf === 0 && s.max % s.multipleOf === 0, "min and max must be multiples of multipleOf, min <= max")
+    .optional(),
   /** Per channel (R, G, B), applied as (x / 255 - mean) / std. */
   mean: triple,
   std: triple.refine((s) => s.every((v) => v > 0), "std must be positive"),

@@ -6,8 +6,8 @@ export type TensorBackend = "wasm" | "webgpu" | "native";
 
 export interface TensorRunner {
   backend: TensorBackend;
-  /** input: [1, 3, H, W] float32 per the manifest; returns the output named in the manifest. */
-  run(input: Float32Array): Promise<ArrayLike<number>>;
+  /** input: [1, 3, height, width] float32 per the manifest; returns the output named in the manifest. */
+  run(input: Float32Array, height: number, width: number): Promise<ArrayLike<number>>;
   dispose(): Promise<void>;
 }
 

@@ -23,35 +23,52 @@ export interface MaskSessionOptions {
   stubDelayMs?: number;
 }
 
+export interface InputSize {
+  width: number;
+  height: number;
+}
+
 export interface MaskSession {
   backend: ActiveBackend;
-  inputSize: { width: number; height: number };
-  /** rgb: inputSize, 3 bytes per pixel, row-major. Resolves to inputSize, 1 byte per pixel. */
-  run(rgb: Uint8Array): Promise<Uint8Array>;
+  /** The model's own input size, and the largest it is fed. */
+  inputSize: InputSize;
+  /** The sizes the graph takes besides inputSize (the manifest's `sizes`); absent: inputSize only. */
+  sizes?: ModelEntry["sizes"];
+  /**
+   * rgb: `size` (default inputSize), 3 bytes per pixel, row-major; `size` must be one the
+   * model takes (allowedSize). Resolves to a mask of the same size, 1 byte per pixel.
+   */
+  run(rgb: Uint8Array, size?: InputSize): Promise<Uint8Array>;
   /** Drops what is kept between runs for speed (the input tensor's 12 MB); the next run makes it again. */
   releaseIdle?(): void;
   dispose(): Promise<void>;
 }
 
 export async function createMaskSession(opts: MaskSessionOptions): Promise<MaskSession> {
-  const [height, width] = opts.model.inputSize;
-  const inputSize = { width, height };
-  const expectedBytes = width * height * 3;
-  const checkInput = (rgb: Uint8Array) => {
+  const [maxHeight, maxWidth] = opts.model.inputSize;
+  const inputSize = { width: maxWidth, height: maxHeight };
+  const sizes = opts.model.sizes;
+  const checkInput = (rgb: Uint8Array, size: InputSize) => {
+    const problem = sizeProblem(opts.model, size);
+    if (problem) throw new InferenceError("inference_failed", problem);
+    const expectedBytes = size.width * size.height * 3;
     if (!(rgb instanceof Uint8Array) || rgb.length !== expectedBytes) {
       const got = rgb instanceof Uint8Array ? `${rgb.length} bytes` : typeof rgb;
-      throw new InferenceError("inference_failed", `mask input must be ${width}x${height} RGB (${expectedBytes} bytes), got ${got}`);
+      throw new InferenceError("inference_failed", `mask input must be ${size.width}x${size.height} RGB (${expectedBytes} bytes), got ${got}`);
     }
   };
 
   if (opts.backend === "stub") {
-    const stub = createStubRunner(width, height, opts.stubDelayMs ?? 0);
+    const stubs = new Map<string, ReturnType<typeof createStubRunner>>();
     return {
       backend: "stub",
       inputSize,
-      async run(rgb) {
-        checkInput(rgb);
-        return stub.run();
+      sizes,
+      async run(rgb, size = inputSize) {
+        checkInput(rgb, size);
+        const key = `${size.width}x${size.height}`;
+        if (!stubs.has(key)) stubs.set(key, createStubRunner(size.width, size.height, opts.stubDelayMs ?? 0));
+        return stubs.get(key)!.run();
       },
       async dispose() {},
     };
@@ -63,19 +80,23 @@ export async function createMaskSession(opts: MaskSessionOptions): Promise<MaskS
   let tail: Promise<unknown> = Promise.resolve();
   let disposed = false;
   // The input tensor's memory, kept from run to run (runs never overlap, see above): 12 MB
-  // for a 1024² model, new pages for the kernel to fault in on every run otherwise.
+  // for a 1024² model, new pages for the kernel to fault in on every run otherwise. Sized
+  // for the largest input; a smaller one uses its start.
   let inputBuffer: Float32Array<ArrayBuffer> | undefined;
   return {
     backend: runner.backend,
     inputSize,
-    run(rgb) {
+    sizes,
+    run(rgb, size = inputSize) {
       const next = tail.then(async () => {
         if (disposed) throw new InferenceError("shutting_down", "mask session is disposed");
-        checkInput(rgb);
-        const input = rgbToNchw(rgb, width, height, opts.model.mean, opts.model.std, (inputBuffer ??= new Float32Array(width * height * 3)));
+        checkInput(rgb, size);
+        const { width, height } = size;
+        inputBuffer ??= new Float32Array(maxWidth * maxHeight * 3);
+        const input = rgbToNchw(rgb, width, height, opts.model.mean, opts.model.std, inputBuffer.subarray(0, width * height * 3));
         let output: ArrayLike<number>;
         try {
-          output = await runner.run(input);
+          output = await runner.run(input, height, width);
         } catch (err) {
           if (err instanceof InferenceError) throw err;
           throw new InferenceError("inference_failed", `inference failed: ${messageOf(err)}`, { cause: err });
@@ -99,6 +120,17 @@ export async function createMaskSession(opts: MaskSessionOptions): Promise<MaskS
       await runner.dispose();
     },
   };
+}
+
+/** Why the model cannot take `size`, or undefined when it can. */
+export function sizeProblem(model: ModelEntry, size: InputSize): string | undefined {
+  const [h, w] = model.inputSize;
+  if (size.width === w && size.height === h) return undefined;
+  const s = model.sizes;
+  if (!s) return `this model takes only ${w}x${h} input, not ${size.width}x${size.height}`;
+  const fits = (v: number) => Number.isInteger(v) && v >= s.min && v <= s.max && v % s.multipleOf === 0;
+  if (fits(size.width) && fits(size.height)) return undefined;
+  return `this model takes sides that are multiples of ${s.multipleOf} from ${s.min} to ${s.max}, not ${size.width}x${size.height}`;
 }
 
 async function createRunner(opts: MaskSessionOptions): Promise<TensorRunner> {

@@ -12,10 +12,11 @@ import { readRemoveOptions, readRemoverOptions, type RemoveOptions, type Remover
  * One cut-out: the PNG (RGBA, or greyscale with channels "alpha"), its size, the subject's
  * box (pixels with any opacity), `uncertainty` in [0, 1] (the API's X-PD-Uncertainty: how
  * unsure the model is about the outline; flag high ones for review) and `processingMs`, the
- * engine's own time on this image (not the wait for a worker). The pipeline's own result,
- * without its stage timings.
+ * engine's own time on this image (not the wait for a worker), and `modelInput`, the size
+ * the model was fed (the API's X-PD-Model-Input). The pipeline's own result, without its
+ * stage timings.
  */
-export type Cutout = Pick<PipelineOk, "png" | "width" | "height" | "foreground" | "uncertainty" | "processingMs">;
+export type Cutout = Pick<PipelineOk, "png" | "width" | "height" | "foreground" | "uncertainty" | "processingMs" | "modelInput">;
 
 export interface Remover {
   /** Rejects with ImageError for an image the API would refuse; the remover stays usable. */
@@ -56,8 +57,8 @@ function wrapEngine(engine: Engine): Remover {
       const { signal, ...job } = opts;
       const result = await engine.run({ image, ...job }, signal);
       if (!result.ok) throw new ImageError(result.title);
-      const { png, width, height, foreground, uncertainty, processingMs } = result;
-      return { png, width, height, foreground, uncertainty, processingMs };
+      const { png, width, height, foreground, uncertainty, processingMs, modelInput } = result;
+      return { png, width, height, foreground, uncertainty, processingMs, modelInput };
     },
     dispose,
     [asyncDispose]: dispose,

@@ -15,7 +15,8 @@ import { encodeRgbaPng } from "../imaging/png-rgba.ts";
 import { cutoutInBands, modelInputInBands, resizeImageInBands, shareBytes, shareImage } from "../imaging/cutout-bands.ts";
 import { isOpaque } from "../imaging/resample-fast.ts";
 import { inlineBands, type RowBands } from "../imaging/row-bands.ts";
-import type { MaskSession } from "../inference/session.ts";
+import type { InputSize, MaskSession } from "../inference/session.ts";
+import { modelInputSize } from "../inference/input-side.ts";
 import type { Channels, Size } from "../../contract/params.ts";
 
 export interface PipelineJob {
@@ -48,6 +49,8 @@ export interface PipelineOk {
   uncertainty: number;
   processingMs: number;
   timings: StageTimings;
+  /** What the model was fed (src/engine/inference/input-side.ts). */
+  modelInput: InputSize;
 }
 
 /** An input problem found while decoding: the client's fault, answered as 400. */
@@ -82,12 +85,13 @@ export async function runPipeline(
   const opaque = decoded.header.format === "jpeg" || isOpaque(upright.data);
   const t1 = now();
 
-  // The model sees the whole upright image at its own input size, whatever the tier,
-  // so a preview's mask is as good as the full one's, only smaller.
-  const { width: mw, height: mh } = session.inputSize;
+  // The model sees the whole upright image at the input size the picture calls for,
+  // whatever the tier, so a preview's mask is as good as the full one's, only smaller.
+  const fed = modelInputSize(session, upright);
+  const { width: mw, height: mh } = fed;
   const modelInput = await modelInputInBands(upright, mw, mh, bands, opaque);
   const t1m = now();
-  const mask = await session.run(modelInput);
+  const mask = await session.run(modelInput, fed);
   const t2 = now();
 
   const out = outputSize(upright.width, upright.height, job.size);
@@ -112,6 +116,7 @@ export async function runPipeline(
     uncertainty: maskUncertainty(mask),
     processingMs: Math.round(t4 - t0),
     timings: { decodeMs: t1 - t0, modelInputMs: t1m - t1, inferenceMs: t2 - t1m, composeMs: t3 - t2, encodeMs: t4 - t3 },
+    modelInput: fed,
   };
 }
 
