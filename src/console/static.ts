@@ -30,7 +30,8 @@ button.danger { background: var(--err); border-color: var(--err); }
 button.link { background:none; border:none; color:var(--accent); text-decoration:underline; padding:0; min-height:auto; }
 .notice { border-left: 4px solid var(--muted); padding:.5rem .75rem; margin: 1rem 0; background:#f6f8fa; }
 .notice.ok { border-color: var(--ok); } .notice.warn { border-color: var(--warn); } .notice.error { border-color: var(--err); }
-.table-wrap { overflow-x:auto; max-width:100%; }
+/* Wide content scrolls inside its own box (src/console/pages/scroll-region.tsx): a tab stop with the same focus ring. */
+.scroll-region { overflow-x:auto; max-width:100%; }
 table { border-collapse: collapse; width:100%; font-size:.92rem; }
 th, td { text-align:left; padding:.35rem .5rem; border-bottom:1px solid var(--line); white-space:nowrap; }
 code, .key { font-family: ui-monospace, monospace; word-break: break-all; }
@@ -45,8 +46,8 @@ figure { margin: 1rem 0; }
 .chart svg { width:100%; height:auto; max-width: 60rem; }
 .legend { display:flex; flex-wrap:wrap; gap:.25rem 1rem; list-style:none; padding:0; }
 .swatch { display:inline-block; width:.8rem; height:.8rem; margin-right:.3rem; vertical-align:middle; }
-pre { background:#f6f8fa; padding:.75rem; overflow-x:auto; border-radius:4px; }
-@media (max-width: 480px) { main { padding:.75rem; } h1 { font-size:1.3rem; } }
+pre { background:#f6f8fa; padding:.75rem; border-radius:4px; }
+@media (max-width: 480px) { main { padding:.75rem; } h1 { font-size:1.3rem; } pre { font-size:.85rem; } }
 .checker { background-color:#fff; background-image: linear-gradient(45deg,#ccc 25%,transparent 25%,transparent 75%,#ccc 75%), linear-gradient(45deg,#ccc 25%,transparent 25%,transparent 75%,#ccc 75%); background-size:20px 20px; background-position:0 0,10px 10px; }
 .stage.white { background:#fff; } .stage.black { background:#000; }
 .stage { border:1px solid var(--line); border-radius:4px; line-height:0; }

@@ -3,6 +3,7 @@
 import type { KeyRecord } from "../../keys/index.ts";
 import { rejectReason } from "../../keys/index.ts";
 import { when } from "./layout.tsx";
+import { ScrollRegion } from "./scroll-region.tsx";
 
 export function keyStateText(k: KeyRecord, now: number): string {
   const reason = rejectReason(
@@ -19,7 +20,7 @@ export function keyStateText(k: KeyRecord, now: number): string {
 export function KeyTable({ keys, now }: { keys: KeyRecord[]; now: number; csrf: string }) {
   if (keys.length === 0) return <p>No keys.</p>;
   return (
-    <div class="table-wrap">
+    <ScrollRegion label="Keys">
       <table>
         <thead>
           <tr>
@@ -45,6 +46,6 @@ export function KeyTable({ keys, now }: { keys: KeyRecord[]; now: number; csrf: 
           ))}
         </tbody>
       </table>
-    </div>
+    </ScrollRegion>
   );
 }

@@ -10,6 +10,7 @@ import { errorPage, formOf, notFound, ownApp, page, wonField, type Ctx } from ".
 import { KeyShown } from "../pages/key-shown.tsx";
 import { KeyTable } from "../pages/key-table.tsx";
 import { Csrf, Field, krw, Notice, when } from "../pages/layout.tsx";
+import { ScrollRegion } from "../pages/scroll-region.tsx";
 
 const STATE_TEXT: Record<AppState, string> = {
   not_applied: "Product disabled: apply for use",
@@ -44,7 +45,7 @@ export function registerAppRoutes(app: Hono<ConsoleEnv>, d: ConsoleDeps, st: Con
         {c.req.query("deleted") ? <Notice kind="ok">The app was deleted; its keys no longer work.</Notice> : null}
         {org ? <p>Balance {krw(org.balanceKrw)} · available {krw(org.availableKrw)} · <a href="/console/credit">Top up</a></p> : null}
         {apps.length === 0 ? <p>No apps yet.</p> : (
-          <div class="table-wrap">
+          <ScrollRegion label="Your apps">
             <table>
               <caption class="hint">Your apps</caption>
               <thead><tr><th scope="col">Name</th><th scope="col">State</th><th scope="col">Created</th></tr></thead>
@@ -58,7 +59,7 @@ export function registerAppRoutes(app: Hono<ConsoleEnv>, d: ConsoleDeps, st: Con
                 ))}
               </tbody>
             </table>
-          </div>
+          </ScrollRegion>
         )}
         <h2>Create an app</h2>
         <form method="post" action="/console/apps">

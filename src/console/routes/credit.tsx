@@ -7,6 +7,7 @@ import type { ConsoleDeps, ConsoleStores } from "../deps.ts";
 import type { ConsoleEnv } from "../env.ts";
 import { errorPage, formOf, notFound, page, type Ctx } from "../http.tsx";
 import { Csrf, krw, Notice, when } from "../pages/layout.tsx";
+import { ScrollRegion } from "../pages/scroll-region.tsx";
 
 export function registerCreditRoutes(app: Hono<ConsoleEnv>, d: ConsoleDeps, st: ConsoleStores): void {
   async function creditPage(c: Ctx, amountError?: string) {
@@ -51,7 +52,7 @@ export function registerCreditRoutes(app: Hono<ConsoleEnv>, d: ConsoleDeps, st: 
         {topups.length > 0 ? (
           <>
             <h2>Recent top-ups</h2>
-            <div class="table-wrap">
+            <ScrollRegion label="Recent top-ups">
               <table>
                 <thead><tr><th scope="col">Started</th><th scope="col">Amount</th><th scope="col">Provider</th><th scope="col">State</th></tr></thead>
                 <tbody>
@@ -63,7 +64,7 @@ export function registerCreditRoutes(app: Hono<ConsoleEnv>, d: ConsoleDeps, st: 
                   ))}
                 </tbody>
               </table>
-            </div>
+            </ScrollRegion>
           </>
         ) : null}
         {!org.refundPending ? (

@@ -6,6 +6,7 @@ import type { ConsoleDeps } from "../deps.ts";
 import type { ConsoleEnv } from "../env.ts";
 import { page } from "../http.tsx";
 import { Notice, when } from "../pages/layout.tsx";
+import { Preformatted } from "../pages/scroll-region.tsx";
 
 export function registerDevMailbox(app: Hono<ConsoleEnv>, d: ConsoleDeps): void {
   app.get("/console/dev/mailbox", async (c) => {
@@ -24,7 +25,7 @@ export function registerDevMailbox(app: Hono<ConsoleEnv>, d: ConsoleDeps): void 
           <article class="card" data-testid="mail">
             <h2>{m.subject}</h2>
             <p class="hint">To {m.to} · {when(m.createdAt)}</p>
-            <pre>{m.text}</pre>
+            <Preformatted label={`Text of “${m.subject}”`} text={m.text} code={false} />
           </article>
         ))}
       </>,

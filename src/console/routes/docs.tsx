@@ -6,6 +6,7 @@ import type { ConsoleDeps } from "../deps.ts";
 import type { ConsoleEnv } from "../env.ts";
 import { baseUrl, page } from "../http.tsx";
 import { ORG_DAILY_LIMIT_MAX_KRW, wonRange } from "../../accounts/index.ts";
+import { Preformatted, ScrollRegion } from "../pages/scroll-region.tsx";
 import { EXTRA_HEADERS, EXTRA_PARTS } from "./docs-extras.ts";
 
 // The codes a customer can meet on /v1.0/removebg (operator-only codes are left out).
@@ -54,12 +55,12 @@ export function registerDocsRoutes(app: Hono<ConsoleEnv>, d: ConsoleDeps): void 
           <li>Apply for use; once an operator enables the product, top up credit and issue the live key.</li>
         </ol>
         <h3>curl</h3>
-        <pre><code>{`curl -sS -X POST ${base}/v1.0/removebg \\
+        <Preformatted label="Quick start: curl" text={`curl -sS -X POST ${base}/v1.0/removebg \\
   -H "X-Api-Key: $PIXELDROP_KEY" \\
   -F image_file=@photo.jpg -F size=preview \\
-  --max-time 150 -D headers.txt -o photo.png`}</code></pre>
+  --max-time 150 -D headers.txt -o photo.png`} />
         <h3>TypeScript</h3>
-        <pre><code>{TS_CLIENT(base)}</code></pre>
+        <Preformatted label="Quick start: TypeScript" text={TS_CLIENT(base)} />
         <p>
           Successful paid calls carry <code>X-PD-Charged-KRW</code> and <code>X-PD-Balance-KRW</code>; test-key calls carry{" "}
           <code>X-PD-Test-Remaining</code>. Every response carries <code>X-PD-Request-Id</code>. On 503 and on 429 honour{" "}
@@ -75,29 +76,29 @@ export function registerDocsRoutes(app: Hono<ConsoleEnv>, d: ConsoleDeps): void 
         </p>
         <h2 id="beyond">Options and headers beyond the spec</h2>
         <p>Optional form parts (bad values: 400 <code>invalid_parameter</code> naming the part; same price tiers):</p>
-        <div class="table-wrap">
+        <ScrollRegion label="Optional form parts">
           <table>
             <thead><tr><th scope="col">Part</th><th scope="col">What it does</th></tr></thead>
             <tbody>{EXTRA_PARTS.map((p) => <tr><td><code>{p.name}</code></td><td>{p.description}</td></tr>)}</tbody>
           </table>
-        </div>
+        </ScrollRegion>
         <p>Response headers:</p>
-        <div class="table-wrap">
+        <ScrollRegion label="Response headers">
           <table>
             <thead><tr><th scope="col">Header</th><th scope="col">Meaning</th></tr></thead>
             <tbody>{EXTRA_HEADERS.map((h) => <tr><td><code>{h.name}</code></td><td>{h.description}</td></tr>)}</tbody>
           </table>
-        </div>
+        </ScrollRegion>
         <h2 id="errors">Errors</h2>
         <p>Body: <code>{`{"errors":[{"title":"…","code":"…"}]}`}</code>. No error is charged.</p>
-        <div class="table-wrap">
+        <ScrollRegion label="Errors">
           <table>
             <thead><tr><th scope="col">HTTP</th><th scope="col">code</th><th scope="col">Meaning</th></tr></thead>
             <tbody>{PUBLIC_CODES.map((code) => <tr><td>{ERRORS[code].status}</td><td><code>{code}</code></td><td>{ERRORS[code].title}</td></tr>)}</tbody>
           </table>
-        </div>
+        </ScrollRegion>
         <h2 id="limits">Limits</h2>
-        <div class="table-wrap">
+        <ScrollRegion label="Limits">
           <table>
             <thead><tr><th scope="col">Scope</th><th scope="col">Default</th><th scope="col">When reached</th></tr></thead>
             <tbody>
@@ -110,7 +111,7 @@ export function registerDocsRoutes(app: Hono<ConsoleEnv>, d: ConsoleDeps): void 
               <tr><td>Deadline</td><td>140 s from receipt, resends included</td><td>504 upstream_timeout</td></tr>
             </tbody>
           </table>
-        </div>
+        </ScrollRegion>
       </>,
     );
   });

@@ -12,6 +12,7 @@ import type { ConsoleEnv } from "../env.ts";
 import { baseUrl, page } from "../http.tsx";
 import { krw } from "../pages/layout.tsx";
 import { cliSnippet, curlSnippet, librarySnippet } from "../pages/snippets.ts";
+import { Preformatted } from "../pages/scroll-region.tsx";
 
 export function registerLanding(app: Hono<ConsoleEnv>, d: ConsoleDeps): void {
   app.get("/", (c) =>
@@ -76,17 +77,17 @@ export function registerLanding(app: Hono<ConsoleEnv>, d: ConsoleDeps): void {
           <section class="card" aria-labelledby="way-api">
             <h3 id="way-api">The API</h3>
             <p>From any language, with your key in a server-side environment variable.</p>
-            <pre><code>{curlSnippet(baseUrl(d, c))}</code></pre>
+            <Preformatted label="API example: curl" text={curlSnippet(baseUrl(d, c))} />
           </section>
           <section class="card" aria-labelledby="way-lib">
             <h3 id="way-lib">The library</h3>
             <p>The same engine in your own Node or Deno process: no key, no network.</p>
-            <pre><code>{librarySnippet()}</code></pre>
+            <Preformatted label="Library example: TypeScript" text={librarySnippet()} />
           </section>
           <section class="card" aria-labelledby="way-cli">
             <h3 id="way-cli">The command line</h3>
             <p>A folder of photos in, a folder of cut-outs out; locally, or through the API with <code>--api-key</code>.</p>
-            <pre><code>{cliSnippet()}</code></pre>
+            <Preformatted label="Command-line example" text={cliSnippet()} />
           </section>
         </div>
       </>,

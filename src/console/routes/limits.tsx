@@ -8,6 +8,7 @@ import type { ConsoleDeps, ConsoleStores } from "../deps.ts";
 import type { ConsoleEnv } from "../env.ts";
 import { formOf, notFound, page, wonField, type Ctx } from "../http.tsx";
 import { Csrf, Field, krw, Notice } from "../pages/layout.tsx";
+import { ScrollRegion } from "../pages/scroll-region.tsx";
 
 export function registerLimitRoutes(app: Hono<ConsoleEnv>, d: ConsoleDeps, _st: ConsoleStores): void {
   async function limitsPage(c: Ctx, error?: string, value?: string, low?: { error: string; value: string }) {
@@ -47,7 +48,7 @@ export function registerLimitRoutes(app: Hono<ConsoleEnv>, d: ConsoleDeps, _st: 
         </form>
         <h2>App limits</h2>
         {apps.length === 0 ? <p>No apps.</p> : (
-          <div class="table-wrap">
+          <ScrollRegion label="App limits">
             <table>
               <thead><tr><th scope="col">App</th><th scope="col">Daily</th><th scope="col">Monthly</th></tr></thead>
               <tbody>
@@ -60,7 +61,7 @@ export function registerLimitRoutes(app: Hono<ConsoleEnv>, d: ConsoleDeps, _st: 
                 ))}
               </tbody>
             </table>
-          </div>
+          </ScrollRegion>
         )}
       </>,
       error || low ? 400 : 200,

@@ -11,6 +11,7 @@ import { baseUrl, errorPage, notFound, ownApp, page } from "../http.tsx";
 import { Notice } from "../pages/layout.tsx";
 import { PlaygroundForm, PlaygroundResult } from "../pages/playground-parts.tsx";
 import { clientSnippet, curlSnippet, KEY_PLACEHOLDER_ENV } from "../pages/snippets.ts";
+import { Preformatted } from "../pages/scroll-region.tsx";
 
 export const playgroundPath = (appId: string) => `/console/apps/${appId}/playground`;
 
@@ -80,7 +81,7 @@ function Snippet(p: { id: string; title: string; text: string }) {
   return (
     <>
       <h3>{p.title}</h3>
-      <pre><code id={p.id}>{p.text}</code></pre>
+      <Preformatted label={`${p.title} snippet`} id={p.id} text={p.text} />
       <div class="actions">
         <button type="button" class="secondary" data-copy={p.id}>Copy {p.title}</button>
         <span id={`${p.id}-status`} role="status" aria-live="polite"></span>

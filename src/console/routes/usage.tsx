@@ -6,6 +6,7 @@ import type { ConsoleEnv } from "../env.ts";
 import { page } from "../http.tsx";
 import { colourFor, StackedBars, type Series } from "../pages/chart.tsx";
 import { krw, when } from "../pages/layout.tsx";
+import { ScrollRegion } from "../pages/scroll-region.tsx";
 
 const DAYS = 30;
 const LOG_ROWS = 100;
@@ -63,13 +64,13 @@ export function registerUsageRoutes(app: Hono<ConsoleEnv>, d: ConsoleDeps, st: C
             </ul>
             <StackedBars id="chart-calls" title="Calls per day" days={usage.days} series={series("calls")} unit="calls" />
             <StackedBars id="chart-krw" title="KRW charged per day" days={usage.days} series={series("chargedKrw")} unit="KRW" />
-            <div class="table-wrap">
+            <ScrollRegion label="Totals per app">
               <table data-testid="usage-totals">
                 <caption class="hint">Totals, last {DAYS} days</caption>
                 <thead><tr><th scope="col">App</th><th scope="col">Calls</th><th scope="col">Charged</th></tr></thead>
                 <tbody>{totals.map((t) => <tr><td>{names.get(t.id)}</td><td>{t.calls}</td><td>{krw(t.krw)}</td></tr>)}</tbody>
               </table>
-            </div>
+            </ScrollRegion>
           </>
         )}
 
@@ -89,7 +90,7 @@ export function registerUsageRoutes(app: Hono<ConsoleEnv>, d: ConsoleDeps, st: C
           <button type="submit">Search</button>
         </form>
         {log.length === 0 ? <p>No requests found.</p> : (
-          <div class="table-wrap">
+          <ScrollRegion label="Request log">
             <table data-testid="request-log">
               <caption class="hint">Newest first, at most {LOG_ROWS} rows. Times in UTC.</caption>
               <thead>
@@ -114,7 +115,7 @@ export function registerUsageRoutes(app: Hono<ConsoleEnv>, d: ConsoleDeps, st: C
                 ))}
               </tbody>
             </table>
-          </div>
+          </ScrollRegion>
         )}
       </>,
     );
