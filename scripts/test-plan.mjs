@@ -20,6 +20,7 @@ const SLOW = [
   "test/product/uncertainty-model.test.ts",
   "test/deploy/built-output.test.ts",
   "test/console/playground-browser.test.ts",
+  "test/console/accessibility-browser.test.ts",
   "test/openapi/collection-newman.test.ts",
   "test/limits/redis-limiter.test.ts",
   "test/abuse/slowloris.test.ts",

@@ -19,7 +19,7 @@ const PUBLIC_CODES: ErrorCode[] = [
 ];
 
 const TS_CLIENT = (base: string) => `// Node 20+ or Deno; keep the key in an environment variable.
-import { readFile } from "node:fs/promises";
+import { readFile, writeFile } from "node:fs/promises";
 
 const form = new FormData();
 form.append("image_file", new Blob([await readFile("photo.jpg")]), "photo.jpg");
