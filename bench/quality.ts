@@ -12,9 +12,10 @@
 //          [--model name=path.onnx ...] [--photos 3] [--backend wasm|native] [--threads 2]
 //          [--blur 12] [--sizes 1024,896,768,640]
 // --sizes feeds each model at each of those square input sides (as `model@side`; the
-// first side is the baseline), marks the side src/engine/inference/input-side.ts picks for
-// the photos, and adds a table of each side's whole-photo masks against the same model's
-// at the first side, at the photo's own resolution.
+// first side is the baseline), marks the side src/engine/inference/input-side.ts picks when
+// the caller asks for none, and adds a table of each side's scores and whole-photo masks
+// against the same model's at the first side (the masks at the photo's own resolution,
+// which for these photos, all under 0.25 MP, is every tier's output size).
 // --models names manifest entries; --model adds a file that is not in the manifest (fed
 // like `small`), for trying quantiser variants (scripts/quantise-model.mjs) before one is chosen. Photos come from
 // test/fixtures/photos (then /work/shared/fixtures/photos if present, by new name).
@@ -162,9 +163,9 @@ async function main(): Promise<void> {
   const count = scores.get(base)!.length;
   console.log(`\n${count} composites from ${photos.length} photos (${photos.map((p) => p.name).join(", ")}); ${args.backend}, ${args.threads} threads; blur radius ${args.blur}`);
   console.log(`load average (1 min) ${load0[0]!.toFixed(1)} at start, ${load1[0]!.toFixed(1)} at end; ${new Date().toISOString()}\n`);
-  // The side the engine's rule picks for every one of these photos (they are all small), per model.
-  const ruleSides = new Set(photos.map((p) => modelInputSize(sessions.get(models[0]!)!, p.image).width));
-  const picked = (n: string) => (args.sizes.length && ruleSides.size === 1 && n.endsWith(`@${[...ruleSides][0]}`) ? " ← rule" : "");
+  // The side the engine's rule feeds the model when the caller asks for none.
+  const ruleSide = modelInputSize(sessions.get(models[0]!)!).width;
+  const picked = (n: string) => (args.sizes.length && n.endsWith(`@${ruleSide}`) ? " ← rule" : "");
   console.log(`| model | mean IoU | mean SAD | mean MSE ×10³ | median run (ms) | time / ${base} (median of paired ratios) |`);
   console.log("|---|---|---|---|---|---|");
   for (const n of names) {

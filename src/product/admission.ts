@@ -9,8 +9,6 @@
 // The time per job is the workers' own service time (what the pipeline reports as
 // processingMs), never the time a job spent waiting for a worker: after a burst the
 // waits are minutes long, and counting them made an idle service refuse everything.
-// It is kept per unit of cost, a full-size job being 1 (job-cost.ts): a small picture's
-// smaller model input takes less, and is expected to.
 import { fail, type Failure } from "../http/api-error.ts";
 import { RETRY_AFTER_MAX_S, retryAfterSeconds } from "../http/retry-after.ts";
 import { testShareOf, type CallClass } from "../limits/test-share.ts";
@@ -22,7 +20,7 @@ export interface AdmissionOptions {
   /** Jobs that may wait beyond the ones running: capacity is poolSize + queueMax. */
   queueMax: number;
   now: () => number;
-  /** Starting guess of one full-size job's service time, replaced as real jobs finish. */
+  /** Starting guess of one job's service time, replaced as real jobs finish. */
   initialJobMs?: number;
   /** Share of the capacity test-key jobs may hold (TEST_SHARE_PERCENT, default 50). */
   testSharePercent?: number;
@@ -50,13 +48,11 @@ export interface AdmissionStats {
   queuedLive: number;
   queuedTest: number;
   running: number;
-  /** The running estimate of a full-size job's service time (cost 1). */
   avgJobMs: number;
 }
 
 export interface Admission {
-  /** `cost`: the job's work relative to a full-size one (default 1, job-cost.ts). */
-  admit(key: string, deadlineMs: number, kind?: CallClass, cost?: number): { ok: true; ticket: Ticket } | Failure;
+  admit(key: string, deadlineMs: number, kind?: CallClass): { ok: true; ticket: Ticket } | Failure;
   stats(): AdmissionStats;
   /**
    * Replaces the starting guess with a measured job time, unless real jobs
@@ -96,7 +92,7 @@ export function createAdmission(opts: AdmissionOptions): Admission {
     const freeAt: number[] = [];
     const ends = new Map<Job, number>();
     for (const j of running) {
-      const end = Math.max(t, (j.startedAt ?? t) + avgJobMs * j.cost);
+      const end = Math.max(t, (j.startedAt ?? t) + avgJobMs);
       ends.set(j, end);
       freeAt.push(end);
     }
@@ -153,7 +149,7 @@ export function createAdmission(opts: AdmissionOptions): Admission {
   }
 
   return {
-    admit(key, deadlineMs, kind = "live", cost = 1) {
+    admit(key, deadlineMs, kind = "live") {
       const t = opts.now();
       const mine = perKey.get(key);
       if (mine && mine.size >= opts.keyQueueMax) {
@@ -166,8 +162,8 @@ export function createAdmission(opts: AdmissionOptions): Admission {
         const tests = [...running, ...queues.test].filter((j) => j.kind === "test");
         return fail("queue_full", "Test keys may use only part of the processing queue; live keys go first", seconds(untilFirstEnd(t, tests)));
       }
-      const job: Job = { kind, key, deadline: deadlineMs, enqueuedAt: t, cost: Number.isFinite(cost) && cost > 0 ? cost : 1 };
-      const end = plan(t, job).get(job) ?? t + avgJobMs * job.cost;
+      const job: Job = { kind, key, deadline: deadlineMs, enqueuedAt: t };
+      const end = plan(t, job).get(job) ?? t + avgJobMs;
       if (end > deadlineMs) {
         // A request sent `end - deadline` later, with the same time budget, would fit.
         return fail("deadline_unreachable", "Processing could not finish before the request's deadline", seconds(end - deadlineMs));
@@ -185,10 +181,8 @@ export function createAdmission(opts: AdmissionOptions): Admission {
             const ran = job.startedAt !== undefined;
             release(job);
             if (ran && serviceMs !== undefined && Number.isFinite(serviceMs) && serviceMs > 0) {
-              // Exponentially weighted so the estimate follows load and model changes;
-              // per unit of cost, so small and large jobs inform the same estimate.
-              const unitMs = serviceMs / job.cost;
-              avgJobMs = measured ? avgJobMs * 0.8 + unitMs * 0.2 : unitMs;
+              // Exponentially weighted so the estimate follows load and model changes.
+              avgJobMs = measured ? avgJobMs * 0.8 + serviceMs * 0.2 : serviceMs;
               measured = true;
             }
             // A job given up while still queued (its caller left) never gets a turn.

@@ -9,17 +9,12 @@ export function modelLabel(entry: ModelEntry): string {
   return `${entry.file.replace(/\.onnx$/i, "")}/${entry.source?.version ?? entry.sha256.slice(0, 12)}`;
 }
 
-/** The manifest entry of the MODEL setting (a manifest name or a path to a listed .onnx); undefined if it is not listed. */
-export async function servedModelEntry(model: string, modelsDir: string): Promise<ModelEntry | undefined> {
+/** The label for the MODEL setting (a manifest name or a path to a listed .onnx); undefined if it is not listed. */
+export async function modelLabelFor(model: string, modelsDir: string): Promise<string | undefined> {
   const loaded = await loadManifest(join(modelsDir, "manifest.json"));
   if (!loaded.ok) return undefined;
   const models = loaded.manifest.models;
   const spec = model.trim();
-  return Object.hasOwn(models, spec) ? models[spec] : Object.values(models).find((e) => e.file === basename(spec));
-}
-
-/** The label for the MODEL setting; undefined if it is not listed. */
-export async function modelLabelFor(model: string, modelsDir: string): Promise<string | undefined> {
-  const entry = await servedModelEntry(model, modelsDir);
+  const entry = Object.hasOwn(models, spec) ? models[spec] : Object.values(models).find((e) => e.file === basename(spec));
   return entry ? modelLabel(entry) : undefined;
 }

@@ -10,7 +10,6 @@ import type { Engine } from "../engine/pipeline/engine.ts";
 import type { JobRunner, ProductJob, ProductOutcome } from "./job.ts";
 import type { StageTimings } from "../engine/pipeline/pipeline.ts";
 import { startUpRemainingMs } from "./warm-up.ts";
-import type { JobCost } from "./job-cost.ts";
 
 export interface ProductDeps {
   engine: Engine;
@@ -23,8 +22,6 @@ export interface ProductDeps {
   log?: (event: Record<string, unknown>) => void;
   /** X-PD-Model on every cut-out: "name/version" of the model the engine runs. */
   modelLabel?: string;
-  /** A job's work relative to a full-size one (job-cost.ts); absent: every job counts 1. */
-  jobCost?: JobCost;
   /** Where stage times are reported (the metrics); absent in most tests. */
   observe?: ProductObserver;
 }
@@ -56,7 +53,7 @@ export function createJobRunner(deps: ProductDeps): JobRunner {
     const limit = checkPixelLimit(header);
     if (!limit.ok) return fail("invalid_parameter", limit.title);
 
-    const admitted = deps.admission.admit(job.queueKey, job.deadline, job.callClass, deps.jobCost?.(header.width, header.height));
+    const admitted = deps.admission.admit(job.queueKey, job.deadline, job.callClass);
     if (!admitted.ok) return admitted;
     const queuedAt = deps.now();
     // The worker's own time, not the wait for it: this is what admission estimates with.

@@ -8,8 +8,6 @@ import type { CallClass } from "../limits/test-share.ts";
 export interface QueuedJob {
   kind: CallClass;
   enqueuedAt: number;
-  /** The job's expected work relative to a full-size one (1): its model input's share of the model's full input (job-cost.ts). */
-  cost: number;
 }
 
 /** Which queue the next free worker takes from at time `t`. */
@@ -27,7 +25,7 @@ export interface Forecast<J> {
 }
 
 /**
- * Plays the queue forward with every job taking `unitMs` times its cost: each worker is free at
+ * Plays the queue forward with every job taking `jobMs`: each worker is free at
  * `freeAt` (now for an idle one, a running job's expected end otherwise), and the
  * next job by pickClass goes to the earliest free worker. Later arrivals are unknown,
  * so a test job's forecast assumes no more live jobs arrive.
@@ -36,7 +34,7 @@ export function forecast<J extends QueuedJob>(
   freeAt: number[],
   live: readonly J[],
   test: readonly J[],
-  unitMs: number,
+  jobMs: number,
   testMaxWaitMs: number,
 ): Forecast<J> {
   const free = [...freeAt].sort((a, b) => a - b);
@@ -49,7 +47,7 @@ export function forecast<J extends QueuedJob>(
     const kind = pickClass(l, x, t, testMaxWaitMs);
     if (!kind) break;
     const job = (kind === "live" ? l : x).shift()!;
-    const end = t + unitMs * job.cost;
+    const end = t + jobMs;
     ends.set(job, end);
     // Keep `free` sorted: insert the worker's next free time.
     const at = free.findIndex((f) => f > end);

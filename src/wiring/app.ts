@@ -52,7 +52,6 @@ export function buildApp(s: Services, o: AppOptions): BuiltApp {
           now: s.now,
           defaultDeadlineMs: c.DEADLINE_MS,
           modelLabel: s.modelLabel,
-          jobCost: s.jobCost,
           isShuttingDown: o.isShuttingDown,
           log: o.log,
           observe: productObserver(s.metrics),

@@ -18,8 +18,7 @@ import { createSandboxProvider, type PaymentProvider } from "../payments/index.t
 import { createAdmission, type Admission } from "../product/admission.ts";
 import type { Engine } from "../engine/pipeline/engine.ts";
 import { DEFAULT_MODEL, openEngine } from "../engine/library/open-engine.ts";
-import { modelLabel, servedModelEntry } from "../product/model-label.ts";
-import { jobCostFor, type JobCost } from "../product/job-cost.ts";
+import { modelLabelFor } from "../product/model-label.ts";
 import { PACKAGE_MODELS_DIR } from "../engine/assets/paths.ts";
 
 export interface Services {
@@ -41,8 +40,6 @@ export interface Services {
   admission?: Admission;
   /** X-PD-Model: what the engine runs, "name/version" (absent without an engine). */
   modelLabel?: string;
-  /** A job's work relative to a full-size one, from its picture's size (admission's forecast). */
-  jobCost?: JobCost;
   productBudget: ByteBudget;
   gatewayBudget: ByteBudget;
   /** Console mail: SMTP when SMTP_URL is set, else the outbox table. */
@@ -111,7 +108,6 @@ export async function createServices(config: Config, opts: ServiceOptions): Prom
     capture: (requestId, amountKrw) => billing.capture(requestId, amountKrw),
   });
 
-  const served = engine ? await servedModelEntry(servedModel(config), config.MODELS_DIR ?? PACKAGE_MODELS_DIR) : undefined;
   return {
     config,
     now,
@@ -128,7 +124,7 @@ export async function createServices(config: Config, opts: ServiceOptions): Prom
     keys: createKeyService({ db, now, pepper, known }),
     engine,
     admission,
-    ...(served ? { modelLabel: modelLabel(served), jobCost: jobCostFor(served) } : {}),
+    modelLabel: engine ? await modelLabelFor(servedModel(config), config.MODELS_DIR ?? PACKAGE_MODELS_DIR) : undefined,
     productBudget: createByteBudget(config.RECEIVE_BUDGET_BYTES),
     gatewayBudget: createByteBudget(config.RECEIVE_BUDGET_BYTES),
     metrics,

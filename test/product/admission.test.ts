@@ -137,22 +137,3 @@ test("the forecast behind deadline_unreachable counts the jobs ahead of the call
   assert.equal(!t5.ok && t5.retryAfter, 1);
   assert.ok(a.admit("t5", c.now() + 3000, "test").ok);
 });
-
-test("a job's cost scales its forecast: small pictures fit where full-size ones miss, and report per unit of cost", () => {
-  const c = clock();
-  const a = createAdmission({ poolSize: 1, keyQueueMax: 100, queueMax: 100, now: c.now, initialJobMs: 10_000 });
-  const deadline = c.now() + 15_000;
-  // One full-size job running (10 s); a full-size one after it would end at 20 s, a 0.4 one at 14 s.
-  const running = a.admit("a", c.now() + 1e9);
-  assert.ok(running.ok);
-  const full = a.admit("b", deadline);
-  assert.equal(!full.ok && full.code, "deadline_unreachable");
-  assert.ok(a.admit("c", deadline, "live", 0.4).ok);
-  // A cost-0.5 job that took 3 s teaches a full-size estimate of 6 s.
-  const c2 = clock();
-  const b = createAdmission({ poolSize: 1, keyQueueMax: 100, queueMax: 100, now: c2.now, initialJobMs: 10_000 });
-  const half = b.admit("k", c2.now() + 1e9, "live", 0.5);
-  assert.ok(half.ok);
-  half.ticket.done(3000);
-  assert.equal(b.stats().avgJobMs, 6000);
-});

@@ -122,9 +122,9 @@ export async function createMaskSession(opts: MaskSessionOptions): Promise<MaskS
   };
 }
 
-/** Why the model cannot take `size`, or undefined when it can. */
-export function sizeProblem(model: ModelEntry, size: InputSize): string | undefined {
-  const [h, w] = model.inputSize;
+/** Why the model (its manifest entry, or a session of it) cannot take `size`, or undefined when it can. */
+export function sizeProblem(model: Pick<ModelEntry, "sizes"> & { inputSize: readonly [number, number] | InputSize }, size: InputSize): string | undefined {
+  const [h, w] = Array.isArray(model.inputSize) ? model.inputSize : [(model.inputSize as InputSize).height, (model.inputSize as InputSize).width];
   if (size.width === w && size.height === h) return undefined;
   const s = model.sizes;
   if (!s) return `this model takes only ${w}x${h} input, not ${size.width}x${size.height}`;

@@ -33,6 +33,12 @@ export interface RemoveOptions {
   bgColor?: string;
   /** Aborting rejects with the signal's reason and withdraws the job if it has not started. */
   signal?: AbortSignal;
+  /**
+   * The model's input side, when not its own (1024 for the default model): a smaller square
+   * the model takes (any multiple of 64 from 64 to 1024 for ours) runs faster and changes the
+   * mask; how much, per side, is in docs/MODEL.md ("The input size"). RangeError if the model does not take it.
+   */
+  inputSide?: number;
 }
 
 export interface EngineChoice {
@@ -69,6 +75,7 @@ export interface RemoveChoice {
   channels: Channels;
   background: Colour | undefined;
   signal?: AbortSignal;
+  inputSide?: number;
 }
 
 export function readRemoveOptions(o: RemoveOptions = {}): RemoveChoice {
@@ -80,5 +87,15 @@ export function readRemoveOptions(o: RemoveOptions = {}): RemoveChoice {
   if (o.channels !== undefined && !(CHANNELS as readonly string[]).includes(o.channels)) throw new RangeError(`channels must be one of ${CHANNELS.join(", ")}`);
   const background = o.bgColor === undefined ? undefined : typeof o.bgColor === "string" ? parseColour(o.bgColor) : undefined;
   if (o.bgColor !== undefined && !background) throw new RangeError("bgColor must be a hex colour (81d4fa, #81d4fa, 81d4fa77) or a CSS colour name");
-  return { size: o.size, semitransparency: o.semitransparency ?? true, channels: o.channels ?? "rgba", background, signal: o.signal };
+  if (o.inputSide !== undefined && (typeof o.inputSide !== "number" || !Number.isInteger(o.inputSide) || o.inputSide < 1)) {
+    throw new RangeError(`inputSide must be a positive integer (a side the model takes), got ${String(o.inputSide)}`);
+  }
+  return {
+    size: o.size,
+    semitransparency: o.semitransparency ?? true,
+    channels: o.channels ?? "rgba",
+    background,
+    signal: o.signal,
+    ...(o.inputSide !== undefined ? { inputSide: o.inputSide } : {}),
+  };
 }

@@ -56,7 +56,7 @@ function wrapEngine(engine: Engine): Remover {
       const image = await ownBytes(input);
       const { signal, ...job } = opts;
       const result = await engine.run({ image, ...job }, signal);
-      if (!result.ok) throw new ImageError(result.title);
+      if (!result.ok) throw result.option ? new RangeError(result.title) : new ImageError(result.title);
       const { png, width, height, foreground, uncertainty, processingMs, modelInput } = result;
       return { png, width, height, foreground, uncertainty, processingMs, modelInput };
     },
@@ -67,10 +67,10 @@ function wrapEngine(engine: Engine): Remover {
 
 /** createRemover, one remove, dispose: for a single image (each call loads the model). */
 export async function removeBackground(input: ImageInput, options: RemoveOptions & RemoverOptions = {}): Promise<Cutout> {
-  const { size, semitransparency, channels, bgColor, signal, ...engineOptions } = options;
+  const { size, semitransparency, channels, bgColor, signal, inputSide, ...engineOptions } = options;
   const remover = await createRemover(engineOptions);
   try {
-    return await remover.remove(input, { size, semitransparency, channels, bgColor, signal });
+    return await remover.remove(input, { size, semitransparency, channels, bgColor, signal, inputSide });
   } finally {
     await remover.dispose();
   }

@@ -15,7 +15,7 @@ import { encodeRgbaPng } from "../imaging/png-rgba.ts";
 import { cutoutInBands, modelInputInBands, resizeImageInBands, shareBytes, shareImage } from "../imaging/cutout-bands.ts";
 import { isOpaque } from "../imaging/resample-fast.ts";
 import { inlineBands, type RowBands } from "../imaging/row-bands.ts";
-import type { InputSize, MaskSession } from "../inference/session.ts";
+import { sizeProblem, type MaskSession } from "../inference/session.ts";
 import { modelInputSize } from "../inference/input-side.ts";
 import type { Channels, Size } from "../../contract/params.ts";
 
@@ -27,6 +27,8 @@ export interface PipelineJob {
   channels?: Channels;
   /** Absent: transparent background. */
   background?: Colour;
+  /** A square model input side the caller asks for instead of the model's own (src/engine/inference/input-side.ts). */
+  inputSide?: number;
 }
 
 export interface StageTimings {
@@ -50,7 +52,7 @@ export interface PipelineOk {
   processingMs: number;
   timings: StageTimings;
   /** What the model was fed (src/engine/inference/input-side.ts). */
-  modelInput: InputSize;
+  modelInput: { width: number; height: number };
 }
 
 /** An input problem found while decoding: the client's fault, answered as 400. */
@@ -58,6 +60,8 @@ export interface PipelineRejected {
   ok: false;
   code: "invalid_parameter";
   title: string;
+  /** Set when the job's own option was refused (the library throws RangeError), not the image. */
+  option?: "inputSide";
 }
 
 export type PipelineResult = PipelineOk | PipelineRejected;
@@ -74,6 +78,11 @@ export async function runPipeline(
   now: () => number = performance.now.bind(performance),
 ): Promise<PipelineResult> {
   const t0 = now();
+  const fed = modelInputSize(session, job.inputSide);
+  if (job.inputSide !== undefined) {
+    const problem = sizeProblem(session, fed);
+    if (problem) return { ok: false, code: "invalid_parameter", title: `inputSide ${job.inputSide}: ${problem}`, option: "inputSide" };
+  }
   bands.begin();
   // decodeImage reads the header first: over 12 MP or unreadable is refused before any pixel is decoded.
   // The pixels go straight into the bands' memory (shared with the helpers, reused job
@@ -85,9 +94,8 @@ export async function runPipeline(
   const opaque = decoded.header.format === "jpeg" || isOpaque(upright.data);
   const t1 = now();
 
-  // The model sees the whole upright image at the input size the picture calls for,
-  // whatever the tier, so a preview's mask is as good as the full one's, only smaller.
-  const fed = modelInputSize(session, upright);
+  // The model sees the whole upright image at its input size, whatever the tier, so a
+  // preview's mask is as good as the full one's, only smaller.
   const { width: mw, height: mh } = fed;
   const modelInput = await modelInputInBands(upright, mw, mh, bands, opaque);
   const t1m = now();
