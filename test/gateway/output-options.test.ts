@@ -1,6 +1,6 @@
 // Output options and quality headers beyond the spec (DECISIONS.md "Output
-// options beyond the spec"): channels=rgba|alpha, bg_color, X-PD-Model and
-// X-PD-Uncertainty, through the public endpoint, with their bad values.
+// options beyond the spec"): channels=rgba|alpha, bg_color, X-PD-Model,
+// X-PD-Model-Input and X-PD-Uncertainty, through the public endpoint, with their bad values.
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { decodeImage } from "../../src/engine/imaging/index.ts";
@@ -23,11 +23,12 @@ async function pixels(res: Response) {
   return d.image;
 }
 
-describe("X-PD-Model and X-PD-Uncertainty", () => {
+describe("X-PD-Model, X-PD-Model-Input and X-PD-Uncertainty", () => {
   test("every cut-out names its model as name/version and carries an uncertainty in [0, 1]", async () => {
     const res = await g.removebg(liveKey, { image_file: TINY_PNG, size: "preview" });
     assert.equal(res.status, 200);
     assert.equal(res.headers.get("x-pd-model"), DEFAULT_MODEL_LABEL);
+    assert.equal(res.headers.get("x-pd-model-input"), "64x64", "the (stub) model's own input size, whatever the output size");
     const u = Number(res.headers.get("x-pd-uncertainty"));
     assert.ok(res.headers.get("x-pd-uncertainty") !== null && u >= 0 && u <= 1, `uncertainty ${u}`);
     // The spending-limit form of X-RateLimit-* read from this run's store (Postgres when DATABASE_URL is set).
@@ -39,6 +40,7 @@ describe("X-PD-Model and X-PD-Uncertainty", () => {
   test("errors carry neither", async () => {
     const res = await g.removebg(liveKey, { image_file: TINY_PNG, channels: "cmyk" });
     assert.equal(res.headers.get("x-pd-model"), null);
+    assert.equal(res.headers.get("x-pd-model-input"), null);
     assert.equal(res.headers.get("x-pd-uncertainty"), null);
     await res.arrayBuffer();
   });
