@@ -15,6 +15,11 @@ import { deriveModel } from "../../src/engine/assets/derive.ts";
 import { join } from "node:path";
 import { createRemover } from "../../dist/index.js";
 import { decodeImage } from "../../src/engine/imaging/index.ts";
+import { dequantiseToFloat } from "../../src/engine/assets/dequantise-float.ts";
+import { webgpuPlacement } from "../../scripts/webgpu-placement.ts";
+import { PACKAGE_MODELS_DIR } from "../../src/engine/assets/paths.ts";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
 
 const sha256 = async (b: Uint8Array) =>
   Array.from(new Uint8Array(await crypto.subtle.digest("SHA-256", b)), (x) => x.toString(16).padStart(2, "0")).join("");
@@ -128,6 +133,61 @@ gpuTest("the default model's form (static int8 QDQ pairs) runs on webgpu and giv
     assert(worst <= 6, `WebGPU and WebAssembly masks differ by up to ${worst} levels`);
   } finally {
     tiny.remove();
+  }
+});
+
+gpuTest("the GPU form of the static model runs every node on WebGPU and gives WebAssembly's mask", async () => {
+  // The chain the default model takes to a GPU: float tiny model → static int8 (QDQ) →
+  // its GPU form (weights dequantised to float16 + Cast, activation pairs removed).
+  const { tiny, resolved } = await tinyModel();
+  try {
+    const ranges = { input: [-0.5, 0.5] as const, h2: [0, 4] as const };
+    const stat = deriveModel(tiny.model.bytes, { quantiseStatic: { keepFloat: [], ranges } });
+    const bytes = dequantiseToFloat(stat, { inputSize: [SIZE, SIZE] }).bytes;
+    const staticFile = join(tiny.dir, "tiny-static.onnx");
+    const file = join(tiny.dir, "tiny-gpu.onnx");
+    Deno.writeFileSync(staticFile, stat);
+    Deno.writeFileSync(file, bytes);
+    const placement = await webgpuPlacement(file);
+    assert(placement.offGpu.length === 0, `nodes off the GPU: ${placement.offGpu.join(", ")}`);
+    // The check can fail: the static form's quantise steps are on the CPU.
+    assert((await webgpuPlacement(staticFile)).offGpu.length > 0, "the static form reports no CPU node: the placement is not being read");
+    const entry = { ...resolved.entry, file: "tiny-gpu.onnx", sha256: await sha256(bytes), bytes: bytes.length };
+    const gpu = await maskWith("webgpu", file, entry);
+    const cpu = await maskWith("wasm", file, entry);
+    const staticCpu = await maskWith("wasm", staticFile, { ...entry, file: "tiny-static.onnx", sha256: await sha256(stat), bytes: stat.length });
+    assert(gpu.backend === "webgpu", `asked for webgpu, ran on ${gpu.backend}`);
+    assert(new Set(cpu.mask).size > 20, `the WebAssembly mask has only ${new Set(cpu.mask).size} levels`);
+    const same = maskDifference(cpu.mask, gpu.mask);
+    assert(same <= 1, `the GPU form on WebGPU and on WebAssembly differ by up to ${same} levels`);
+    // Against the static model on the CPU the only difference is the activations' 8-bit rounding.
+    const vsStatic = maskDifference(staticCpu.mask, gpu.mask);
+    console.log(`GPU form on WebGPU vs the static model on WebAssembly: up to ${vsStatic} levels`);
+    assert(vsStatic <= 6, `the GPU form and the static model differ by up to ${vsStatic} levels`);
+  } finally {
+    tiny.remove();
+  }
+});
+
+gpuTest("the default model's GPU form has every node on the WebGPU provider", async () => {
+  // The real IS-Net: its Resize shape arithmetic folded, no quantise step left. Only the
+  // session is started (placement is decided then); no inference on the software adapter.
+  const resolved = await resolveModel({ model: "int8-static-gpu", modelsDir: PACKAGE_MODELS_DIR });
+  let dir: string | undefined;
+  let file = resolved.ok ? resolved.path : "";
+  if (!resolved.ok) {
+    const from = await resolveModel({ model: "int8-static", modelsDir: PACKAGE_MODELS_DIR });
+    assert(from.ok, "the default model is assembled (npm ci)");
+    dir = mkdtempSync(join(tmpdir(), "pd-gpu-form-"));
+    file = join(dir, "gpu.onnx");
+    Deno.writeFileSync(file, dequantiseToFloat(Deno.readFileSync(from.path), { inputSize: from.entry.inputSize }).bytes);
+  }
+  try {
+    const placement = await webgpuPlacement(file);
+    assert(placement.offGpu.length === 0, `nodes off the GPU: ${placement.offGpu.join(", ")}`);
+    assert((placement.providers.WebGpuExecutionProvider ?? 0) > 300, `only ${placement.providers.WebGpuExecutionProvider} nodes on WebGPU`);
+  } finally {
+    if (dir) rmSync(dir, { recursive: true, force: true });
   }
 });
 
