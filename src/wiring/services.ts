@@ -79,7 +79,9 @@ export async function createServices(config: Config, opts: ServiceOptions): Prom
   const engine = opts.engine === undefined ? (config.PRODUCT_URL ? undefined : await buildEngine(config)) : opts.engine ?? undefined;
   const admission = engine
     ? createAdmission({
-        poolSize: config.POOL_SIZE,
+        // The engine's own size when built here: one worker on a GPU whatever POOL_SIZE
+        // says (open-engine.ts). A caller's engine is sized by the config.
+        poolSize: opts.engine === undefined ? engine.state().poolSize : config.POOL_SIZE,
         keyQueueMax: config.KEY_QUEUE_MAX,
         queueMax: config.QUEUE_MAX,
         testSharePercent: config.TEST_SHARE_PERCENT,

@@ -14,6 +14,7 @@ import { maskDifference, writeTinyModel } from "../support/tiny-onnx.ts";
 import { deriveModel } from "../../src/engine/assets/derive.ts";
 import { join } from "node:path";
 import { createRemover } from "../../dist/index.js";
+import { openEngine } from "../../src/engine/library/open-engine.ts";
 import { decodeImage } from "../../src/engine/imaging/index.ts";
 import { dequantiseToFloat } from "../../src/engine/assets/dequantise-float.ts";
 import { webgpuPlacement } from "../../scripts/webgpu-placement.ts";
@@ -224,6 +225,24 @@ gpuTest("createRemover with backend webgpu runs in its pool worker with several 
     assert(new Set(cpu).size > 20, `the WebAssembly cut-out's alpha has only ${new Set(cpu).size} levels`);
     const worst = maskDifference(cpu, gpu);
     assert(worst <= 2, `WebGPU and WebAssembly cut-outs' alpha differ by up to ${worst} levels`);
+  } finally {
+    tiny.remove();
+  }
+});
+
+gpuTest("a WebGPU engine has one session (one GPU) whatever the worker count asked, and says which model it runs", async () => {
+  const tiny = writeTinyModel(SIZE, SIZE);
+  try {
+    const engine = await openEngine({ model: tiny.path, backend: "webgpu", workers: 3, threads: 1 });
+    try {
+      await engine.whenReady();
+      const st = engine.state();
+      assert(st.poolSize === 1, `a WebGPU engine asked for 3 workers has ${st.poolSize}`);
+      assert(st.backend === "webgpu", `the engine runs on ${st.backend}`);
+      assert(st.model === "tiny", `the engine reports model ${st.model}`);
+    } finally {
+      await engine.dispose();
+    }
   } finally {
     tiny.remove();
   }

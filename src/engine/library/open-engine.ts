@@ -52,10 +52,15 @@ export async function openEngine(s0: EngineSettings, modelCheck: "sha256" | "siz
     wasmDir: dirs.wasmDir,
     stubDelayMs: s.stubDelayMs,
   };
+  // One WebGPU session per process (one GPU): sessions of their own would each hold the
+  // model's weights on the GPU and take turns on it anyway; the pool's queue in front of
+  // the one worker orders the jobs. auto's GPU form always runs there.
+  const onGpu = s.backend === "webgpu" || s.model !== s0.model;
+  const workers = onGpu ? Math.min(s.workers, 1) : s.workers;
   const engine =
-    s.workers === 0
+    workers === 0
       ? createInlineEngine(await createMaskSession(session))
-      : createEngine({ poolSize: s.workers, session, collectCallingThread: s.collectCallingThread });
+      : createEngine({ poolSize: workers, session, collectCallingThread: s.collectCallingThread });
   // Which model runs (the GPU form, when auto chose it) is part of the engine's state.
   const state = engine.state.bind(engine);
   engine.state = () => ({ ...state(), model: model.name });
