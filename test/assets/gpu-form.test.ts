@@ -50,6 +50,19 @@ test("the GPU form is made from the static model's file alone, with no data pack
   }
 });
 
+test("a GPU form goes to another folder (a cache) when its source lies read-only in the package's", async () => {
+  const p = staticOnly();
+  const cache = mkdtempSync(join(tmpdir(), "pd-gpu-cache-"));
+  try {
+    await assembleAssets({ anchor: p.dir, manifest: p.manifest, modelsDir: cache, wasmDir: cache, sourceDirs: [p.dir], models: ["gpu"], runtimes: [] });
+    assert.deepEqual(new Uint8Array(readFileSync(join(cache, "gpu.onnx"))), p.gpu);
+    assert.equal(existsSync(join(cache, "static.onnx")), false, "the source is read where it is, not copied or rebuilt");
+  } finally {
+    p.cleanup();
+    rmSync(cache, { recursive: true, force: true });
+  }
+});
+
 test("a GPU form whose bytes differ from the manifest's sha256 is an error, and no file is left", async () => {
   const p = staticOnly("0".repeat(64));
   try {

@@ -145,10 +145,10 @@ async function assembleModel(anchor: string, modelsDir: string, name: string, en
 }
 
 /** Writes a GPU form from its static int8 model's file (already made whole), then checks its sha256. */
-async function assembleGpuForm(modelsDir: string, name: string, entry: AssetEntry, from: AssetEntry): Promise<void> {
+async function assembleGpuForm(modelsDir: string, name: string, entry: AssetEntry, from: AssetEntry, fromDir: string): Promise<void> {
   if (!entry.inputSize) throw new AssembleError(`model ${name}: a GPU form needs its inputSize`);
   const target = join(modelsDir, entry.file);
-  const { bytes, sha256: got } = await gpuFormOfFile(join(modelsDir, from.file), { inputSize: entry.inputSize }).catch((err: Error) => {
+  const { bytes, sha256: got } = await gpuFormOfFile(join(fromDir, from.file), { inputSize: entry.inputSize }).catch((err: Error) => {
     throw new AssembleError(`model ${name}: cannot derive it from ${from.file}: ${err.message}`);
   });
   if (got !== entry.sha256) {
@@ -224,6 +224,11 @@ export interface AssembleOptions {
    * asks again with "sha256" when that check fails. Default "sha256".
    */
   modelCheck?: "sha256" | "size";
+  /**
+   * Folders that may already hold a GPU form's source model intact (the package's own
+   * models/ when modelsDir is a cache): read from there, never rebuilt there.
+   */
+  sourceDirs?: readonly string[];
   /** Only these runtime builds (default: both). */
   runtimes?: readonly OrtRuntimeBuild[];
   /** Reports each file checked, built or copied. */
@@ -237,10 +242,20 @@ export async function assembleAssets(opts: AssembleOptions): Promise<number> {
   const all = Object.entries(opts.manifest.models);
   // A GPU form asked for brings the model it is made from; forms come after their sources.
   const asked = new Set(opts.models ?? all.map(([name]) => name));
-  for (const [name, entry] of all) if (asked.has(name) && entry.gpuFormOf) asked.add(entry.gpuFormOf);
+  const sourceOnly = new Set<string>();
+  for (const [name, entry] of all) {
+    if (!asked.has(name) || !entry.gpuFormOf || asked.has(entry.gpuFormOf)) continue;
+    asked.add(entry.gpuFormOf);
+    sourceOnly.add(entry.gpuFormOf);
+  }
+  const sized = (dir: string, e: AssetEntry) => existsSync(join(dir, e.file)) && statSync(join(dir, e.file)).size === e.bytes;
+  /** Where a GPU form's source is read from: modelsDir, else a source folder holding it. */
+  const sourceDir = (e: AssetEntry) => [opts.modelsDir, ...(opts.sourceDirs ?? [])].find((d) => sized(d, e)) ?? opts.modelsDir;
   const ordered = [...all.filter(([, e]) => !e.gpuFormOf), ...all.filter(([, e]) => e.gpuFormOf)];
   for (const [name, entry] of ordered) {
     if (!entry.source || !asked.has(name)) continue; // operator-supplied or not asked for
+    // A source that is only read (for its GPU form) may stay in a source folder.
+    if (sourceOnly.has(name) && (opts.sourceDirs ?? []).some((d) => sized(d, entry))) continue;
     const path = join(opts.modelsDir, entry.file);
     if (opts.modelCheck === "size" ? existsSync(path) && statSync(path).size === entry.bytes : await isIntact(path, entry)) {
       say(`${entry.file} ok (${entry.bytes} bytes, ${opts.modelCheck === "size" ? "size checked" : "sha256 verified"})`);
@@ -249,7 +264,7 @@ export async function assembleAssets(opts: AssembleOptions): Promise<number> {
     }
     const from = entry.gpuFormOf ? opts.manifest.models[entry.gpuFormOf] : undefined;
     if (entry.gpuFormOf && !from) throw new AssembleError(`model ${name}: gpuFormOf names "${entry.gpuFormOf}", which the manifest lacks`);
-    if (from) await assembleGpuForm(opts.modelsDir, name, entry, from);
+    if (from) await assembleGpuForm(opts.modelsDir, name, entry, from, sourceDir(from));
     else await assembleModel(opts.anchor, opts.modelsDir, name, entry);
     written++;
     say(from ? `derived ${entry.file} from ${from.file}` : `assembled ${entry.file} from ${entry.source.package}@${entry.source.version} ${entry.source.resource}`);
