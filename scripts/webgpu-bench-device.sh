@@ -69,7 +69,8 @@ run() {
   fi
   command -v nvidia-smi >/dev/null && nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader || true
   ./node_modules/.bin/deno --version | head -1
-  ./node_modules/.bin/deno run -A bench/webgpu.ts "$@"
+  # Each child within 150 s, so one that hangs cannot take the call's 10 minutes.
+  ./node_modules/.bin/deno run -A bench/webgpu.ts --child-timeout 150 "$@"
 }
 
 case "${1:-}" in
