@@ -26,7 +26,7 @@ export async function createLocalRemover(a: RemoveArgs): Promise<{ ok: true; rem
           return { ok: false, message: messageOf(err), stop: true };
         }
       },
-      describe: () => `backend ${remover.backend}`,
+      describe: () => `backend ${remover.backend}, model ${remover.model}`,
       close: () => remover.dispose(),
     },
   };

@@ -16,7 +16,7 @@ export type ReleaseReason = "error" | "expired";
 
 /** What the scrape reads from the engine and admission at scrape time (no polling timer). */
 export interface EngineView {
-  state(): { ready: boolean; poolSize: number; busy: number; queued: number };
+  state(): { ready: boolean; poolSize: number; busy: number; queued: number; backend?: string; model?: string };
 }
 export interface AdmissionView {
   stats(): { inFlight: number; queued: number; avgJobMs: number };
@@ -106,6 +106,19 @@ export function createMetrics(): Metrics {
       gauge(registry, "pixeldrop_pool_busy", "Inference workers running a job now", () => engine.state().busy);
       gauge(registry, "pixeldrop_pool_queue_depth", "Jobs handed to the pool and waiting for a worker", () => engine.state().queued);
       gauge(registry, "pixeldrop_pool_ready", "1 when every worker has a warm model session", () => (engine.state().ready ? 1 : 0));
+      // Which backend (wasm, webgpu, native) and model the sessions run, as labels of a
+      // constant 1, so a dashboard can split the pool's numbers by where they ran.
+      new Gauge({
+        name: "pixeldrop_engine_info",
+        help: "1, labelled with the backend and the model the inference sessions run",
+        labelNames: ["backend", "model"] as const,
+        registers: [registry],
+        collect() {
+          const st = engine.state();
+          this.reset();
+          this.set({ backend: st.backend ?? "starting", model: st.model ?? "unknown" }, 1);
+        },
+      });
       if (admission) {
         gauge(registry, "pixeldrop_product_in_flight", "Jobs admitted by the product service and not finished (running or queued)", () => admission.stats().inFlight);
         gauge(registry, "pixeldrop_product_queued", "Admitted jobs beyond the pool size, waiting their turn", () => admission.stats().queued);

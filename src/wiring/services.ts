@@ -79,7 +79,9 @@ export async function createServices(config: Config, opts: ServiceOptions): Prom
   const engine = opts.engine === undefined ? (config.PRODUCT_URL ? undefined : await buildEngine(config)) : opts.engine ?? undefined;
   const admission = engine
     ? createAdmission({
-        poolSize: config.POOL_SIZE,
+        // The engine's own size when built here: one worker on a GPU whatever POOL_SIZE
+        // says (open-engine.ts). A caller's engine is sized by the config.
+        poolSize: opts.engine === undefined ? engine.state().poolSize : config.POOL_SIZE,
         keyQueueMax: config.KEY_QUEUE_MAX,
         queueMax: config.QUEUE_MAX,
         testSharePercent: config.TEST_SHARE_PERCENT,
@@ -124,7 +126,7 @@ export async function createServices(config: Config, opts: ServiceOptions): Prom
     keys: createKeyService({ db, now, pepper, known }),
     engine,
     admission,
-    modelLabel: engine ? await modelLabelFor(servedModel(config), config.MODELS_DIR ?? PACKAGE_MODELS_DIR) : undefined,
+    modelLabel: engine ? await modelLabelFor(engine.state().model ?? servedModel(config), config.MODELS_DIR ?? PACKAGE_MODELS_DIR) : undefined,
     productBudget: createByteBudget(config.RECEIVE_BUDGET_BYTES),
     gatewayBudget: createByteBudget(config.RECEIVE_BUDGET_BYTES),
     metrics,

@@ -100,7 +100,7 @@ test("a failed paid call counts a released hold; a resent attempt counts by its 
 });
 
 test("pool gauges are read from the engine when scraped", async () => {
-  let st: EngineState = { ready: true, backend: "fake", poolSize: 3, busy: 2, queued: 5 };
+  let st: EngineState = { ready: true, backend: "fake", model: "fake-model", poolSize: 3, busy: 2, queued: 5 };
   const engine: Engine = {
     whenReady: async () => {},
     state: () => st,
@@ -114,9 +114,12 @@ test("pool gauges are read from the engine when scraped", async () => {
     assert.equal(value(first, "pixeldrop_pool_busy"), 2);
     assert.equal(value(first, "pixeldrop_pool_queue_depth"), 5);
     assert.equal(value(first, "pixeldrop_pool_ready"), 1);
+    assert.equal(value(first, 'pixeldrop_engine_info{backend="fake",model="fake-model"}'), 1);
     assert.equal(value(first, "pixeldrop_product_in_flight"), 0);
-    st = { ...st, busy: 0, queued: 0, ready: false };
+    st = { ...st, busy: 0, queued: 0, ready: false, backend: "webgpu" };
     const second = await scrape(h.app);
+    assert.equal(value(second, 'pixeldrop_engine_info{backend="webgpu",model="fake-model"}'), 1);
+    assert.notEqual(value(second, 'pixeldrop_engine_info{backend="fake",model="fake-model"}'), 1, "the old backend's series is not 1 any more");
     assert.equal(value(second, "pixeldrop_pool_busy"), 0);
     assert.equal(value(second, "pixeldrop_pool_queue_depth"), 0);
     assert.equal(value(second, "pixeldrop_pool_ready"), 0);

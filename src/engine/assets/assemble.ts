@@ -10,9 +10,10 @@
 // `pixeldrop assemble` command for container builds.
 import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, utimesSync } from "node:fs";
-import { copyFile, open, readFile } from "node:fs/promises";
+import { copyFile, open, readFile, writeFile } from "node:fs/promises";
 import { sha256OfFile } from "../inference/file-hash.ts";
 import { deriveInPlace } from "./derive.ts";
+import { gpuFormOfFile } from "./dequantise-float.ts";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 
@@ -24,6 +25,11 @@ export interface AssetEntry {
   source?: { package: string; version: string; resource: string };
   /** Made from the source's bytes at assemble time (src/engine/assets/derive.ts). */
   derive?: unknown;
+  /**
+   * The GPU form of another entry (a static int8 model): made from that entry's file as it
+   * is on disk (src/engine/assets/dequantise-float.ts), so it needs no data package.
+   */
+  gpuFormOf?: string;
 }
 export interface AssetManifest {
   models: Record<string, AssetEntry>;
@@ -137,6 +143,20 @@ async function assembleModel(anchor: string, modelsDir: string, name: string, en
   renameSync(temp, target);
 }
 
+/** Writes a GPU form from its static int8 model's file (already made whole), then checks its sha256. */
+async function assembleGpuForm(modelsDir: string, name: string, entry: AssetEntry, from: AssetEntry, fromDir: string): Promise<void> {
+  const target = join(modelsDir, entry.file);
+  const { bytes, sha256: got } = await gpuFormOfFile(join(fromDir, from.file)).catch((err: Error) => {
+    throw new AssembleError(`model ${name}: cannot derive it from ${from.file}: ${err.message}`);
+  });
+  if (got !== entry.sha256) {
+    throw new AssembleError(`model ${name}: derived sha256 ${got} (${bytes.length} bytes) from ${from.file} does not match manifest ${entry.sha256}`);
+  }
+  const temp = `${target}.tmp-${process.pid}-${Math.random().toString(36).slice(2, 8)}`;
+  await writeFile(temp, bytes);
+  renameSync(temp, target);
+}
+
 /**
  * The licence of the package a model is built from, kept beside the model in models/ so
  * that wherever the model file travels (the npm tarball, a container image) its terms go
@@ -202,6 +222,11 @@ export interface AssembleOptions {
    * asks again with "sha256" when that check fails. Default "sha256".
    */
   modelCheck?: "sha256" | "size";
+  /**
+   * Folders that may already hold a GPU form's source model intact (the package's own
+   * models/ when modelsDir is a cache): read from there, never rebuilt there.
+   */
+  sourceDirs?: readonly string[];
   /** Only these runtime builds (default: both). */
   runtimes?: readonly OrtRuntimeBuild[];
   /** Reports each file checked, built or copied. */
@@ -212,17 +237,35 @@ export interface AssembleOptions {
 export async function assembleAssets(opts: AssembleOptions): Promise<number> {
   const say = opts.say ?? (() => {});
   let written = 0;
-  for (const [name, entry] of Object.entries(opts.manifest.models)) {
-    if (!entry.source || (opts.models && !opts.models.includes(name))) continue; // operator-supplied or not asked for
+  const all = Object.entries(opts.manifest.models);
+  // A GPU form asked for brings the model it is made from; forms come after their sources.
+  const asked = new Set(opts.models ?? all.map(([name]) => name));
+  const sourceOnly = new Set<string>();
+  for (const [name, entry] of all) {
+    if (!asked.has(name) || !entry.gpuFormOf || asked.has(entry.gpuFormOf)) continue;
+    asked.add(entry.gpuFormOf);
+    sourceOnly.add(entry.gpuFormOf);
+  }
+  const sized = (dir: string, e: AssetEntry) => existsSync(join(dir, e.file)) && statSync(join(dir, e.file)).size === e.bytes;
+  /** Where a GPU form's source is read from: modelsDir, else a source folder holding it. */
+  const sourceDir = (e: AssetEntry) => [opts.modelsDir, ...(opts.sourceDirs ?? [])].find((d) => sized(d, e)) ?? opts.modelsDir;
+  const ordered = [...all.filter(([, e]) => !e.gpuFormOf), ...all.filter(([, e]) => e.gpuFormOf)];
+  for (const [name, entry] of ordered) {
+    if (!entry.source || !asked.has(name)) continue; // operator-supplied or not asked for
+    // A source that is only read (for its GPU form) may stay in a source folder.
+    if (sourceOnly.has(name) && (opts.sourceDirs ?? []).some((d) => sized(d, entry))) continue;
     const path = join(opts.modelsDir, entry.file);
     if (opts.modelCheck === "size" ? existsSync(path) && statSync(path).size === entry.bytes : await isIntact(path, entry)) {
       say(`${entry.file} ok (${entry.bytes} bytes, ${opts.modelCheck === "size" ? "size checked" : "sha256 verified"})`);
       await keepLicence(opts.anchor, opts.modelsDir, entry);
       continue;
     }
-    await assembleModel(opts.anchor, opts.modelsDir, name, entry);
+    const from = entry.gpuFormOf ? opts.manifest.models[entry.gpuFormOf] : undefined;
+    if (entry.gpuFormOf && !from) throw new AssembleError(`model ${name}: gpuFormOf names "${entry.gpuFormOf}", which the manifest lacks`);
+    if (from) await assembleGpuForm(opts.modelsDir, name, entry, from, sourceDir(from));
+    else await assembleModel(opts.anchor, opts.modelsDir, name, entry);
     written++;
-    say(`assembled ${entry.file} from ${entry.source.package}@${entry.source.version} ${entry.source.resource}`);
+    say(from ? `derived ${entry.file} from ${from.file}` : `assembled ${entry.file} from ${entry.source.package}@${entry.source.version} ${entry.source.resource}`);
     await keepLicence(opts.anchor, opts.modelsDir, entry);
   }
   const files = (opts.runtimes ?? ["wasm", "webgpu"]).flatMap((build) => ORT_RUNTIME_BUILDS[build]);

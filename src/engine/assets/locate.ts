@@ -51,7 +51,9 @@ export async function locateAssets(opts: { model: string; modelsDir?: string; ba
   const named = Object.hasOwn(manifest.models, opts.model) && !opts.modelsDir;
   const models = named ? [opts.model] : [];
   const runtimes = runtimesFor(opts.backend);
-  const build = (dirs: AssetDirs) => assembleAssets({ anchor: PACKAGE_ROOT, manifest, models, runtimes, modelCheck: opts.modelCheck, ...dirs });
+  // A GPU form written to the cache is made from the package's own copy of its source.
+  const sourceDirs = [PACKAGE_MODELS_DIR];
+  const build = (dirs: AssetDirs) => assembleAssets({ anchor: PACKAGE_ROOT, manifest, models, runtimes, modelCheck: opts.modelCheck, sourceDirs, ...dirs });
 
   const own: AssetDirs = { modelsDir: opts.modelsDir ?? PACKAGE_MODELS_DIR, wasmDir: PACKAGE_WASM_DIR };
   try {

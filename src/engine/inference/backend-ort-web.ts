@@ -30,7 +30,7 @@ export function hasWebGpu(): boolean {
  * and without a GPU it offers a CPU rasteriser (llvmpipe, isFallbackAdapter) on which one
  * inference took 5.5 minutes here, against 10-25 s on WebAssembly.
  */
-async function hasHardwareGpu(): Promise<boolean> {
+export async function hasHardwareGpu(): Promise<boolean> {
   if (!hasWebGpu()) return false;
   const gpu = (globalThis as { navigator?: { gpu?: { requestAdapter(): Promise<unknown> } } }).navigator?.gpu;
   try {

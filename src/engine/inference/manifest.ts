@@ -28,6 +28,11 @@ export const ModelEntrySchema = z.object({
    * backend "webgpu" still runs them.
    */
   autoBackend: z.enum(["any", "cpu"]).default("any"),
+  /**
+   * This entry is the GPU form of the named one (its weights, no CPU-only operator), made
+   * from that file at assemble time: backend "auto" on a hardware GPU runs it instead.
+   */
+  gpuFormOf: z.string().optional(),
   inputName: z.string().min(1),
   /** The mask output; a graph may have more outputs (IS-Net has 12), only this one is read. */
   outputName: z.string().min(1),

@@ -2,10 +2,12 @@
 // (or assemble) the model and runtime, resolve the model, then either a pool of worker
 // threads (each with its own session running the whole pipeline) or, for workers
 // = 0, one session in the calling thread.
+import { join } from "node:path";
 import { locateAssets } from "../assets/locate.ts";
 import { PACKAGE_MODELS_DIR, PACKAGE_WASM_DIR } from "../assets/paths.ts";
 import { InferenceError } from "../inference/errors.ts";
-import { resolveModel } from "../inference/manifest.ts";
+import { loadManifest, resolveModel } from "../inference/manifest.ts";
+import { modelForBackend } from "../inference/gpu-form.ts";
 import { isModelMismatch } from "../inference/model-bytes.ts";
 import { createMaskSession, type BackendChoice } from "../inference/session.ts";
 import { createEngine, type Engine } from "../pipeline/engine.ts";
@@ -35,7 +37,8 @@ export interface EngineSettings {
  * loads, while it starts (src/engine/inference/model-bytes.ts). `modelCheck: "sha256"` hashes
  * it here first and rebuilds it when damaged (openReadyEngine's second try).
  */
-export async function openEngine(s: EngineSettings, modelCheck: "sha256" | "size" = "size"): Promise<Engine> {
+export async function openEngine(s0: EngineSettings, modelCheck: "sha256" | "size" = "size"): Promise<Engine> {
+  const s = { ...s0, model: await chooseModel(s0) };
   // The stub reads no model or runtime file: nothing to check or build for it.
   const dirs =
     s.backend === "stub" ? { modelsDir: s.modelsDir ?? PACKAGE_MODELS_DIR, wasmDir: PACKAGE_WASM_DIR } : await locateAssets({ ...s, modelCheck });
@@ -49,8 +52,26 @@ export async function openEngine(s: EngineSettings, modelCheck: "sha256" | "size
     wasmDir: dirs.wasmDir,
     stubDelayMs: s.stubDelayMs,
   };
-  if (s.workers === 0) return createInlineEngine(await createMaskSession(session));
-  return createEngine({ poolSize: s.workers, session, collectCallingThread: s.collectCallingThread });
+  // One WebGPU session per process (one GPU): sessions of their own would each hold the
+  // model's weights on the GPU and take turns on it anyway; the pool's queue in front of
+  // the one worker orders the jobs. auto's GPU form always runs there.
+  const onGpu = s.backend === "webgpu" || s.model !== s0.model;
+  const workers = onGpu ? Math.min(s.workers, 1) : s.workers;
+  const engine =
+    workers === 0
+      ? createInlineEngine(await createMaskSession(session))
+      : createEngine({ poolSize: workers, session, collectCallingThread: s.collectCallingThread });
+  // Which model runs (the GPU form, when auto chose it) is part of the engine's state.
+  const state = engine.state.bind(engine);
+  engine.state = () => ({ ...state(), model: model.name });
+  return engine;
+}
+
+/** `auto` on a hardware GPU runs a packaged model's GPU form instead (src/engine/inference/gpu-form.ts). */
+async function chooseModel(s: EngineSettings): Promise<string> {
+  if (s.backend !== "auto" || s.modelsDir) return s.model;
+  const loaded = await loadManifest(join(PACKAGE_MODELS_DIR, "manifest.json"));
+  return loaded.ok ? modelForBackend(loaded.manifest, s.model, s.backend) : s.model;
 }
 
 /**

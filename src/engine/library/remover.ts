@@ -23,6 +23,8 @@ export interface Remover {
   remove(input: ImageInput, options?: RemoveOptions): Promise<Cutout>;
   /** Which backend runs the model: "wasm", "webgpu" or "native". */
   readonly backend: string;
+  /** Which model runs, by manifest name: under backend "auto" on a GPU, the GPU form of the one asked for. */
+  readonly model: string;
   /** Ends the workers and sessions; later remove() calls reject. Safe to call twice. */
   dispose(): Promise<void>;
   [Symbol.asyncDispose](): Promise<void>;
@@ -49,6 +51,7 @@ function wrapEngine(engine: Engine): Remover {
   };
   return {
     backend: engine.state().backend ?? "unknown",
+    model: engine.state().model ?? "unknown",
     async remove(input, options) {
       const opts = readRemoveOptions(options);
       if (disposed) throw new InferenceError("shutting_down", "the remover is disposed");

@@ -14,6 +14,8 @@ export interface EngineState {
   ready: boolean;
   failed?: string;
   backend?: string;
+  /** The manifest name of the model the sessions run (set by openEngine). */
+  model?: string;
   poolSize: number;
   busy: number;
   queued: number;
