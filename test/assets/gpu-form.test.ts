@@ -30,7 +30,7 @@ function staticOnly(gpuSha?: string) {
   const manifest: AssetManifest = {
     models: {
       static: { file: "static.onnx", sha256: sha(stat), bytes: stat.length, source: SOURCE },
-      gpu: { file: "gpu.onnx", sha256: gpuSha ?? sha(gpu), bytes: gpu.length, source: SOURCE, gpuFormOf: "static", inputSize: [32, 32] },
+      gpu: { file: "gpu.onnx", sha256: gpuSha ?? sha(gpu), bytes: gpu.length, source: SOURCE, gpuFormOf: "static" },
     },
   };
   return { dir, gpu, manifest, cleanup: () => rmSync(dir, { recursive: true, force: true }) };

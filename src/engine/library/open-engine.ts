@@ -44,10 +44,14 @@ export async function openEngine(s0: EngineSettings, modelCheck: "sha256" | "siz
     s.backend === "stub" ? { modelsDir: s.modelsDir ?? PACKAGE_MODELS_DIR, wasmDir: PACKAGE_WASM_DIR } : await locateAssets({ ...s, modelCheck });
   const model = await resolveModel({ model: s.model, modelsDir: dirs.modelsDir });
   if (!model.ok) throw new InferenceError(model.code, model.title);
+  // auto's GPU form runs on the GPU or not at all: on WebAssembly it is slower than the
+  // model it stands for (float against int8 kernels), so a failed GPU start is an error
+  // here, and openReadyEngine falls back to the CPU's own form.
+  const gpuForm = s.model !== s0.model;
   const session = {
     model: model.entry,
     modelPath: model.path,
-    backend: s.backend,
+    backend: gpuForm ? ("webgpu" as const) : s.backend,
     threads: s.threads,
     wasmDir: dirs.wasmDir,
     stubDelayMs: s.stubDelayMs,
@@ -55,7 +59,7 @@ export async function openEngine(s0: EngineSettings, modelCheck: "sha256" | "siz
   // One WebGPU session per process (one GPU): sessions of their own would each hold the
   // model's weights on the GPU and take turns on it anyway; the pool's queue in front of
   // the one worker orders the jobs. auto's GPU form always runs there.
-  const onGpu = s.backend === "webgpu" || s.model !== s0.model;
+  const onGpu = s.backend === "webgpu" || gpuForm;
   const workers = onGpu ? Math.min(s.workers, 1) : s.workers;
   const engine =
     workers === 0
@@ -83,6 +87,8 @@ export async function openReadyEngine(s: EngineSettings): Promise<Engine> {
   try {
     return await ready(await openEngine(s));
   } catch (err) {
+    // auto chose a GPU form that did not start on the GPU: the model asked for, on WebAssembly.
+    if (s.backend === "auto" && err instanceof InferenceError && /webgpu/i.test(err.message)) return openReadyEngine({ ...s, backend: "wasm" });
     if (!isModelMismatch(err) || s.modelsDir) throw err;
   }
   return ready(await openEngine(s, "sha256"));
