@@ -23,7 +23,7 @@ function intsAttribute(name: string, values: number[]): Field[] {
   return [strField(1, name), ...values.map((v) => intField(8, v)), intField(20, ATTR_INTS)];
 }
 
-function node(op: string, inputs: string[], outputs: string[], attributes: Field[][] = []): Field[] {
+export function node(op: string, inputs: string[], outputs: string[], attributes: Field[][] = []): Field[] {
   return [
     ...inputs.map((i) => strField(1, i)),
     ...outputs.map((o) => strField(2, o)),
@@ -33,7 +33,7 @@ function node(op: string, inputs: string[], outputs: string[], attributes: Field
   ];
 }
 
-function initializer(name: string, dims: number[], values: number[]): Field[] {
+export function initializer(name: string, dims: number[], values: number[]): Field[] {
   const raw = new Uint8Array(new Float32Array(values).buffer); // little-endian, as ONNX raw_data is
   return [...dims.map((d) => intField(1, d)), intField(2, FLOAT), strField(8, name), bytesField(9, raw)];
 }
@@ -149,8 +149,9 @@ export function writeTinyModel(height = 64, width = 64, extraLayers = 0): TinyMo
  */
 export function openTinyVariant(base: ModelEntry, dir: string, file: string, bytes: Uint8Array, wasmDir: string): Promise<MaskSession> {
   writeFileSync(join(dir, file), bytes);
+  const model: ModelEntry = { ...base, file, sha256: createHash("sha256").update(bytes).digest("hex"), bytes: bytes.length };
   return createMaskSession({
-    model: { ...base, file, sha256: createHash("sha256").update(bytes).digest("hex"), bytes: bytes.length },
+    model,
     modelPath: join(dir, file),
     backend: "wasm",
     threads: 1,

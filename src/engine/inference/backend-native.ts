@@ -4,7 +4,7 @@
 import type * as OrtCommon from "onnxruntime-common";
 import { InferenceError, messageOf } from "./errors.ts";
 import { readModelBytes } from "./model-bytes.ts";
-import { checkGraphNames, type RunnerOptions, type TensorRunner } from "./runner.ts";
+import { checkGraphNames, inputDims, type RunnerOptions, type TensorRunner } from "./runner.ts";
 
 // onnxruntime-node re-exports onnxruntime-common's API; typing it through common keeps
 // the type-check working when the optional package is absent.
@@ -62,8 +62,7 @@ export async function createNativeRunner(opts: RunnerOptions): Promise<TensorRun
     throw new InferenceError("model_unavailable", problem);
   }
 
-  const [height, width] = opts.model.inputSize;
-  const dims = [1, 3, height, width];
+  const dims = inputDims(opts.model);
   return {
     backend: "native",
     async run(input) {

@@ -15,7 +15,7 @@ import type * as Ort from "onnxruntime-web";
 import { InferenceError, messageOf } from "./errors.ts";
 import type { ModelEntry } from "./manifest.ts";
 import { readModelBytes } from "./model-bytes.ts";
-import { checkGraphNames, type RunnerOptions, type TensorRunner } from "./runner.ts";
+import { checkGraphNames, inputDims, type RunnerOptions, type TensorRunner } from "./runner.ts";
 
 type OrtModule = typeof Ort;
 
@@ -159,8 +159,7 @@ export async function createOrtWebRunner(opts: RunnerOptions, preference: "wasm"
     throw err;
   }
 
-  const [height, width] = opts.model.inputSize;
-  const dims = [1, 3, height, width];
+  const dims = inputDims(opts.model);
   return {
     backend,
     async run(input) {

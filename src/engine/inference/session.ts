@@ -2,16 +2,17 @@
 // out. It hides which backend runs the model and owns the pre/post-processing the
 // manifest describes. Resizing to and from the input size is the imaging module's job.
 import { InferenceError, messageOf } from "./errors.ts";
-import type { ModelEntry } from "./manifest.ts";
+import type { BoundModel } from "./model-card.ts";
 import { createStubRunner } from "./backend-stub.ts";
-import { outputToMask, rgbToNchw } from "./tensor.ts";
+import { outputToMask, rgbToTensor } from "./tensor.ts";
 import type { TensorRunner } from "./runner.ts";
 
 export type BackendChoice = "auto" | "wasm" | "webgpu" | "native" | "stub";
 export type ActiveBackend = "wasm" | "webgpu" | "native" | "stub";
 
 export interface MaskSessionOptions {
-  model: ModelEntry;
+  /** The card checked against the graph (a manifest entry is one). */
+  model: BoundModel;
   /** The .onnx file (resolveModel gives it). Unused by the stub. */
   modelPath: string;
   backend: BackendChoice;
@@ -72,7 +73,7 @@ export async function createMaskSession(opts: MaskSessionOptions): Promise<MaskS
       const next = tail.then(async () => {
         if (disposed) throw new InferenceError("shutting_down", "mask session is disposed");
         checkInput(rgb);
-        const input = rgbToNchw(rgb, width, height, opts.model.mean, opts.model.std, (inputBuffer ??= new Float32Array(width * height * 3)));
+        const input = rgbToTensor(rgb, width, height, opts.model, (inputBuffer ??= new Float32Array(width * height * 3)));
         let output: ArrayLike<number>;
         try {
           output = await runner.run(input);
@@ -83,7 +84,7 @@ export async function createMaskSession(opts: MaskSessionOptions): Promise<MaskS
         if (output.length !== width * height) {
           throw new InferenceError("inference_failed", `mask output has ${output.length} values, expected ${width * height}`);
         }
-        return outputToMask(output, opts.model.postprocess);
+        return outputToMask(output, opts.model.postprocess, opts.model.activation);
       });
       tail = next.catch(() => {});
       return next;
