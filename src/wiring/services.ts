@@ -125,7 +125,7 @@ export async function createServices(config: Config, opts: ServiceOptions): Prom
     keys: createKeyService({ db, now, pepper, known }),
     engine,
     admission,
-    modelLabel: engine ? await modelLabelFor(servedModel(config), config.MODELS_DIR ?? PACKAGE_MODELS_DIR) : undefined,
+    modelLabel: engine ? await modelLabelFor(servedModel(config), config.MODELS_DIR ?? PACKAGE_MODELS_DIR, config.MODEL_CARD) : undefined,
     productBudget: createByteBudget(config.RECEIVE_BUDGET_BYTES),
     gatewayBudget: createByteBudget(config.RECEIVE_BUDGET_BYTES),
     metrics,

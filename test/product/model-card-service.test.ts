@@ -42,6 +42,7 @@ test("MODEL and MODEL_CARD: /readyz names both, and a test-key call gives a cut-
     const res = await h.removebg(testKey, { image_file: await encodePng({ width: 48, height: 40, data }) });
     assert.equal(res.status, 200, await res.clone().text());
     assert.equal(res.headers.get("content-type"), "image/png");
+    assert.equal(res.headers.get("x-pd-model"), "tiny-birefnet-shaped/card", "a card of the operator's own: the file's name and \"card\"");
   } finally {
     await h.close();
   }
