@@ -149,7 +149,7 @@ test("a card object with a wrong field is a TypeError naming the field, before a
     assert.match(e.message, /inputSize\.0: /);
     return true;
   });
-  await assert.rejects(createRemover({ model: modelPath("birefnet"), card: { preset: "birefnet", inputSzie: [32, 32] } }), /inputSzie/);
+  await assert.rejects(createRemover({ model: modelPath("birefnet"), card: { preset: "birefnet", inputSzie: [32, 32] } as never }), /inputSzie/);
   await assert.rejects(createRemover({ model: modelPath("birefnet"), card: { preset: "sam" } }), /preset: must be one of isnet, /);
   await assert.rejects(createRemover({ model: modelPath("birefnet"), card: { preset: "birefnet", outputName: "a", outputIndex: 0 } }), /outputIndex: give outputName or outputIndex, not both/);
 });

@@ -87,6 +87,9 @@ export const ModelCardSchema = z.strictObject(CARD_SHAPE).superRefine(checkCardF
 
 export type ModelCard = z.output<typeof ModelCardSchema>;
 
+/** A card as a caller writes it: any field may be left to a preset ("preset", card-presets.ts) or its default. */
+export type ModelCardInput = Partial<z.input<typeof ModelCardSchema>> & { preset?: string };
+
 /**
  * A card checked against its graph (graph-contract.ts): the input and output are names the
  * graph has. What a session runs; `sha256` when the card came with the file's hash (a

@@ -4,7 +4,9 @@ import { availableParallelism } from "node:os";
 import { parseColour, type Colour } from "../imaging/background.ts";
 import { cardFromDocument } from "../inference/card-presets.ts";
 import { DEFAULT_MODEL } from "../inference/default-model.ts";
-import type { ModelCard } from "../inference/model-card.ts";
+import type { ModelCard, ModelCardInput } from "../inference/model-card.ts";
+
+export type { ModelCardInput };
 import { CHANNELS, SIZES, type Channels, type Size } from "../../contract/params.ts";
 
 export type PublicBackend = "auto" | "wasm" | "webgpu" | "native";
@@ -20,7 +22,7 @@ export interface RemoverOptions {
    * or every field: docs/MODEL.md, "Model cards"). Absent: a `<name>.card.json` beside the
    * model, else its manifest entry.
    */
-  card?: string | (Record<string, unknown> & { preset?: string });
+  card?: string | ModelCardInput;
   /** "auto" (default): WebGPU when a hardware adapter exists, else WebAssembly. "native" needs onnxruntime-node. */
   backend?: PublicBackend;
   /** Threads per model session (WebAssembly threads or native intra-op threads). Default: the core count. */
