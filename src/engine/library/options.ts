@@ -13,7 +13,7 @@ export type PublicBackend = "auto" | "wasm" | "webgpu" | "native";
 const BACKENDS: readonly PublicBackend[] = ["auto", "wasm", "webgpu", "native"];
 
 export interface RemoverOptions {
-  /** "int8-static" (default, the service's model: ours, statically quantised from medium's weights, medium's quality at below small's time), "small", "medium", "int8" (ours, dynamically quantised from medium), or a path to an .onnx file listed in the package's models/manifest.json or in a manifest.json beside the file. Only the default ships ready-made; the others are assembled from @imgly/background-removal-data on first use. */
+  /** "int8-static" (default, the service's model: ours, statically quantised from medium's weights, medium's quality at below small's time), "small", "medium", "int8" (ours, dynamically quantised from medium), or a path to an .onnx file: described by `card`, by a <name>.card.json beside it, or by an entry in the package's models/manifest.json or a manifest.json beside the file. Only the default ships ready-made; the others are assembled from @imgly/background-removal-data on first use. */
   model?: "int8-static" | "small" | "medium" | "int8" | (string & {});
   /**
    * How to feed `model` when it is a file no manifest lists: a preset name ("isnet",
