@@ -32,7 +32,10 @@ export const ConfigSchema = z.object({
   KEY_PEPPER: z.string().min(16).optional(),
 
   // Inference
-  MODEL: optionalString, // a manifest name (int8-static, small, medium, int8) or a path to an .onnx with a manifest entry; unset: the engine's default (src/wiring/services.ts servedModel)
+  MODEL: optionalString, // a manifest name (int8-static, small, medium, int8) or a path to an .onnx (with a card, or a manifest entry); unset: the engine's default (src/wiring/services.ts servedModel)
+  // How to feed a MODEL file no manifest lists: a preset (birefnet, u2net, ...) or a card
+  // file's path; unset: a <name>.card.json beside the file (docs/MODEL.md, "Model cards").
+  MODEL_CARD: optionalString,
   MODELS_DIR: optionalString, // default: the package's own models/
   INFERENCE_BACKEND: z.enum(["auto", "wasm", "webgpu", "native", "stub"]).default("auto"),
   POOL_SIZE: int(1, 1, 64),

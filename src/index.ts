@@ -5,4 +5,4 @@
 export { createRemover, removeBackground, type Cutout, type Remover } from "./engine/library/remover.ts";
 export { ImageError, InferenceError, type InferenceErrorCode } from "./engine/library/errors.ts";
 export type { ImageInput } from "./engine/library/input.ts";
-export type { PublicBackend, RemoveOptions, RemoverOptions } from "./engine/library/options.ts";
+export type { ModelCardInput, PublicBackend, RemoveOptions, RemoverOptions } from "./engine/library/options.ts";

@@ -32,7 +32,12 @@ if (!operatorToken) {
   console.error(`OPERATOR_TOKEN was not set; generated for this run: ${operatorToken}`);
 }
 
-const services = await createServices(config, { log });
+const services = await createServices(config, { log }).catch((err: unknown) => {
+  // A setting found unusable only when used (MODEL, MODEL_CARD): named, not a stack trace.
+  if (!(err instanceof ConfigError)) throw err;
+  console.error(err.message);
+  process.exit(1);
+});
 services.metrics.collectProcessMetrics();
 let shuttingDown = false;
 const { app } = buildApp(services, { operatorToken, log, isShuttingDown: () => shuttingDown, remoteAddress });

@@ -3,6 +3,7 @@
 // the client instead of the model running here.
 import { parseArgs } from "node:util";
 import { parseColour } from "../engine/imaging/background.ts";
+import { PRESET_NAMES } from "../engine/inference/card-presets.ts";
 import { DEFAULT_MODEL } from "../engine/inference/default-model.ts";
 import { CHANNELS, SIZES, type Channels, type Size } from "../contract/params.ts";
 
@@ -13,7 +14,8 @@ export const MAX_CONCURRENCY = 16;
 export const DEFAULT_BASE_URL = "http://127.0.0.1:8080";
 
 export const USAGE = `usage: pixeldrop remove <file-or-folder>... [-o <dir>] [--size ${SIZES.join("|")}]
-                        [--model int8-static|small|medium|int8|<file.onnx>] [--backend auto|wasm|native] [--threads N]
+                        [--model int8-static|small|medium|int8|<file.onnx>] [--card <preset>|<card.json>]
+                        [--backend auto|wasm|native] [--threads N]
                         [--channels rgba|alpha] [--bg-color <hex or CSS name>] [--skip-existing]
                         [--api-key <key>] [--base-url <url>] [--concurrency N]
        pixeldrop assemble [int8-static|small|medium|int8]...
@@ -26,6 +28,8 @@ several inputs share a name (cat.jpg, cat.webp) each keeps its extension instead
 --channels alpha writes the mask alone; --bg-color lays the cut-out over a colour.
 Locally by default; with --api-key (or PD_API_KEY) through the service at --base-url
 (or PD_BASE_URL, default ${DEFAULT_BASE_URL}), billed to that key.
+--card says how to feed a model file: a preset (${PRESET_NAMES.join(", ")}) or a card
+file; without it a <name>.card.json beside the model is read (docs/MODEL.md, "Model cards").
 \`assemble\` builds the model files now (checked by sha256) instead of on first use.`;
 
 export interface RemoveArgs {
@@ -33,6 +37,8 @@ export interface RemoveArgs {
   outDir: string;
   size: Size | undefined;
   model: string;
+  /** --card: a preset name or a card file's path; absent: the card beside the model or its manifest entry. */
+  card?: string;
   backend: "auto" | "wasm" | "native";
   threads: number | undefined;
   /** Absent: rgba. */
@@ -58,6 +64,7 @@ export function parseRemoveArgs(argv: string[], env: Env = {}): { ok: true; args
         out: { type: "string", short: "o" },
         size: { type: "string" },
         model: { type: "string" },
+        card: { type: "string" },
         backend: { type: "string" },
         threads: { type: "string" },
         "api-key": { type: "string" },
@@ -107,6 +114,7 @@ export function parseRemoveArgs(argv: string[], env: Env = {}): { ok: true; args
     outDir: v.out ?? "cutouts",
     size: v.size as Size | undefined,
     model: v.model ?? DEFAULT_MODEL,
+    ...(v.card !== undefined ? { card: v.card } : {}),
     backend,
     threads,
     ...(v.channels !== undefined ? { channels: v.channels as Channels } : {}),
@@ -125,7 +133,7 @@ export function parseRemoveArgs(argv: string[], env: Env = {}): { ok: true; args
     return { ok: true, args };
   }
   // The model options describe a local run; silently ignoring them would surprise.
-  const localOnly = (["model", "backend", "threads"] as const).filter((o) => v[o] !== undefined);
+  const localOnly = (["model", "card", "backend", "threads"] as const).filter((o) => v[o] !== undefined);
   if (localOnly.length) {
     return { ok: false, message: `--${localOnly.join(", --")} only apply without an API key (--api-key or PD_API_KEY is set)` };
   }

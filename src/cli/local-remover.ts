@@ -9,7 +9,7 @@ import type { Remover } from "./remover.ts";
 export async function createLocalRemover(a: RemoveArgs): Promise<{ ok: true; remover: Remover } | { ok: false; message: string }> {
   let remover;
   try {
-    remover = await createRemover({ model: a.model, backend: a.backend, threads: a.threads });
+    remover = await createRemover({ model: a.model, card: a.card, backend: a.backend, threads: a.threads });
   } catch (err) {
     return { ok: false, message: messageOf(err) };
   }

@@ -3,7 +3,7 @@
 import { join } from "node:path";
 import { createAccounts, type Accounts } from "../accounts/index.ts";
 import { createBilling, createRequestLog, createTestQuota, type Billing, type RequestLog, type TestQuota } from "../billing/index.ts";
-import type { Config } from "../config.ts";
+import { ConfigError, type Config } from "../config.ts";
 import { migrate, openDb, type Db } from "../db/index.ts";
 import { watchWrites } from "../db/write-watch.ts";
 import { createByteBudget, type ByteBudget } from "../http/byte-budget.ts";
@@ -17,6 +17,7 @@ import { createMetrics, type Metrics } from "../metrics/index.ts";
 import { createSandboxProvider, type PaymentProvider } from "../payments/index.ts";
 import { createAdmission, type Admission } from "../product/admission.ts";
 import type { Engine } from "../engine/pipeline/engine.ts";
+import { InferenceError } from "../engine/library/errors.ts";
 import { DEFAULT_MODEL, openEngine } from "../engine/library/open-engine.ts";
 import { modelLabelFor } from "../product/model-label.ts";
 import { PACKAGE_MODELS_DIR } from "../engine/assets/paths.ts";
@@ -126,7 +127,7 @@ export async function createServices(config: Config, opts: ServiceOptions): Prom
     keys: createKeyService({ db, now, pepper, known }),
     engine,
     admission,
-    modelLabel: engine ? await modelLabelFor(engine.state().model ?? servedModel(config), config.MODELS_DIR ?? PACKAGE_MODELS_DIR) : undefined,
+    modelLabel: engine ? await modelLabelFor(engine.state().model ?? servedModel(config), config.MODELS_DIR ?? PACKAGE_MODELS_DIR, config.MODEL_CARD) : undefined,
     productBudget: createByteBudget(config.RECEIVE_BUDGET_BYTES),
     gatewayBudget: createByteBudget(config.RECEIVE_BUDGET_BYTES),
     metrics,
@@ -143,17 +144,28 @@ export async function createServices(config: Config, opts: ServiceOptions): Prom
 /** The model the service runs: MODEL, else the default every face uses (config.ts imports nothing of ours, so the default is applied here). */
 export const servedModel = (config: Config): string => config.MODEL ?? DEFAULT_MODEL;
 
-/** The library's engine (src/engine/library/open-engine.ts), sized and placed by the config. */
-function buildEngine(config: Config): Promise<Engine> {
-  return openEngine({
-    model: servedModel(config),
-    modelsDir: config.MODELS_DIR,
-    backend: config.INFERENCE_BACKEND,
-    threads: config.THREADS_PER_SESSION,
-    workers: config.POOL_SIZE,
-    stubDelayMs: config.STUB_DELAY_MS,
-    collectCallingThread: true,
-  });
+/**
+ * The library's engine (src/engine/library/open-engine.ts), sized and placed by the config.
+ * A model it cannot use (no card, a card that does not fit the graph, a missing file) stops
+ * the start as a ConfigError naming the settings, before the server listens.
+ */
+async function buildEngine(config: Config): Promise<Engine> {
+  try {
+    return await openEngine({
+      model: servedModel(config),
+      card: config.MODEL_CARD,
+      modelsDir: config.MODELS_DIR,
+      backend: config.INFERENCE_BACKEND,
+      threads: config.THREADS_PER_SESSION,
+      workers: config.POOL_SIZE,
+      stubDelayMs: config.STUB_DELAY_MS,
+      collectCallingThread: true,
+    });
+  } catch (err) {
+    if (!(err instanceof InferenceError) || err.code !== "model_unavailable") throw err;
+    const card = config.MODEL_CARD === undefined ? "" : ` MODEL_CARD=${config.MODEL_CARD}`;
+    throw new ConfigError(`MODEL=${servedModel(config)}${card}: ${err.message}`, { cause: err });
+  }
 }
 
 /** At most one log line per second for a repeating store error (a Redis outage repeats). */

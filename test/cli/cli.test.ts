@@ -10,6 +10,7 @@ import { planOutputs } from "../../src/cli/output-names.ts";
 import { main } from "../../src/cli/main.ts";
 import { FIXTURES } from "../support/harness.ts";
 import { DEFAULT_MODEL } from "../support/default-model.ts";
+import { FAMILY_GRAPHS, familyGraph } from "../support/family-onnx.ts";
 
 test("usage errors exit 2 with a message", async () => {
   const lines: string[] = [];
@@ -64,4 +65,23 @@ test("`pixeldrop assemble` with no names readies the default model and names it"
   assert.equal(await main(["assemble"], (s) => lines.push(s)), 0, lines.join("\n"));
   assert.equal(lines.length, 1, lines.join("\n"));
   assert.match(lines[0]!, new RegExp(`^pixeldrop: ${DEFAULT_MODEL} ready in `));
+});
+
+test("--model FILE --card NAME|FILE: a model of a known family runs by its card; a wrong card stops before any image", async () => {
+  const dir = await mkdtemp(join(tmpdir(), "pd-cli-card-"));
+  const model = join(dir, "tiny-birefnet-shaped.onnx");
+  await writeFile(model, familyGraph(FAMILY_GRAPHS.birefnet)); // 32 x 32
+  await writeFile(join(dir, "card.json"), JSON.stringify({ preset: "birefnet", inputSize: [32, 32] }));
+  const photo = join(dir, "photo.png");
+  await copyFile(fileURLToPath(new URL("photos/chelsea.png", FIXTURES)), photo);
+  const lines: string[] = [];
+  const ok = await main(["remove", photo, "-o", join(dir, "out"), "--model", model, "--card", join(dir, "card.json"), "--backend", "wasm"], (s) => lines.push(s));
+  assert.equal(ok, 0, lines.join("\n"));
+  assert.deepEqual(await readdir(join(dir, "out")), ["photo.png"]);
+  lines.length = 0;
+  assert.equal(await main(["remove", photo, "-o", join(dir, "out2"), "--model", model, "--card", "birefnet"], (s) => lines.push(s)), 1);
+  assert.ok(lines.some((l) => /does not match its card \(preset birefnet\): inputSize \[1024, 1024\]/.test(l)), lines.join("\n"));
+  const remote = parseRemoveArgs(["remove", "a.jpg", "--card", "birefnet", "--api-key", "k"]);
+  assert.ok(!remote.ok && /--card only apply without an API key/.test(remote.message));
+  assert.deepEqual(parseRemoveArgs(["remove", "a.jpg", "--model", "m.onnx", "--card", "u2net"]).ok && "ok", "ok");
 });

@@ -22,7 +22,8 @@ export interface HarnessOptions {
   product?: AppOptions["product"];
   /** Use the real stores named by DATABASE_URL / REDIS_URL (default: whatever is set). */
   embedded?: boolean;
-  engine?: Engine | null;
+  /** "from-config": the service builds its engine from the environment (MODEL, MODEL_CARD, INFERENCE_BACKEND), as in production. */
+  engine?: Engine | null | "from-config";
   logLines?: string[];
   /** A database handle of the test's own (it keeps the unwatched handle the services wrap). */
   db?: Db;
@@ -43,7 +44,9 @@ export async function makeHarness(o: HarnessOptions = {}) {
   const lines = o.logLines ?? [];
   const log = (e: Record<string, unknown>) => lines.push(JSON.stringify(e));
   const engine =
-    o.engine !== undefined
+    o.engine === "from-config"
+      ? undefined
+      : o.engine !== undefined
       ? o.engine
       : createInlineEngine(
           await createMaskSession({
@@ -57,7 +60,11 @@ export async function makeHarness(o: HarnessOptions = {}) {
         );
   // Embedded runs start from a migrated PGlite template: initdb in WASM costs seconds.
   const db = o.db ?? (config.DATABASE_URL ? undefined : await openMigratedPglite());
-  const services: Services = await createServices(config, { log, engine, now: o.now, db });
+  const services: Services = await createServices(config, { log, engine, now: o.now, db }).catch(async (err: unknown) => {
+    // A start that fails (a model the config cannot use) leaves the database open: close it, so the test process can end.
+    if (!o.db) await db?.close().catch(() => {});
+    throw err;
+  });
   let shuttingDown = false;
   const { app } = buildApp(services, {
     operatorToken: OPERATOR_TOKEN,

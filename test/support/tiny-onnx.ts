@@ -149,8 +149,9 @@ export function writeTinyModel(height = 64, width = 64, extraLayers = 0): TinyMo
  */
 export function openTinyVariant(base: ModelEntry, dir: string, file: string, bytes: Uint8Array, wasmDir: string): Promise<MaskSession> {
   writeFileSync(join(dir, file), bytes);
+  const model: ModelEntry = { ...base, file, sha256: createHash("sha256").update(bytes).digest("hex"), bytes: bytes.length };
   return createMaskSession({
-    model: { ...base, file, sha256: createHash("sha256").update(bytes).digest("hex"), bytes: bytes.length },
+    model,
     modelPath: join(dir, file),
     backend: "wasm",
     threads: 1,

@@ -17,7 +17,8 @@ export class WireError extends Error {
   override name = "WireError";
 }
 
-function readVarint(buf: Uint8Array, pos: number): [bigint, number] {
+/** The varint at `pos`: its value and the position after it. */
+export function readVarint(buf: Uint8Array, pos: number): [bigint, number] {
   let value = 0n;
   let shift = 0n;
   for (;;) {

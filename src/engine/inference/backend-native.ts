@@ -4,7 +4,7 @@
 import type * as OrtCommon from "onnxruntime-common";
 import { InferenceError, messageOf } from "./errors.ts";
 import { readModelBytes } from "./model-bytes.ts";
-import { checkGraphNames, type RunnerOptions, type TensorRunner } from "./runner.ts";
+import { checkGraphNames, inputDims, type RunnerOptions, type TensorRunner } from "./runner.ts";
 
 // onnxruntime-node re-exports onnxruntime-common's API; typing it through common keeps
 // the type-check working when the optional package is absent.
@@ -65,7 +65,7 @@ export async function createNativeRunner(opts: RunnerOptions): Promise<TensorRun
   return {
     backend: "native",
     async run(input, height, width) {
-      const feeds = { [opts.model.inputName]: new ort.Tensor("float32", input, [1, 3, height, width]) };
+      const feeds = { [opts.model.inputName]: new ort.Tensor("float32", input, inputDims(opts.model, height, width)) };
       const out = await session.run(feeds, [opts.model.outputName]);
       const tensor = out[opts.model.outputName];
       if (!tensor) throw new InferenceError("inference_failed", `model returned no "${opts.model.outputName}"`);

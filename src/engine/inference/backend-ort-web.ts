@@ -15,7 +15,7 @@ import type * as Ort from "onnxruntime-web";
 import { InferenceError, messageOf } from "./errors.ts";
 import type { ModelEntry } from "./manifest.ts";
 import { readModelBytes } from "./model-bytes.ts";
-import { checkGraphNames, type RunnerOptions, type TensorRunner } from "./runner.ts";
+import { checkGraphNames, inputDims, type RunnerOptions, type TensorRunner } from "./runner.ts";
 
 type OrtModule = typeof Ort;
 
@@ -162,7 +162,7 @@ export async function createOrtWebRunner(opts: RunnerOptions, preference: "wasm"
   return {
     backend,
     async run(input, height, width) {
-      const feeds = { [opts.model.inputName]: new ort.Tensor("float32", input, [1, 3, height, width]) };
+      const feeds = { [opts.model.inputName]: new ort.Tensor("float32", input, inputDims(opts.model, height, width)) };
       const out = await session.run(feeds, [opts.model.outputName]);
       const tensor = out[opts.model.outputName];
       if (!tensor) throw new InferenceError("inference_failed", `model returned no "${opts.model.outputName}"`);

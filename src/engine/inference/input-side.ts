@@ -8,12 +8,12 @@
 // for the smallest pictures, so shrinking is the caller's trade of quality for time, never
 // the default. A model whose graph takes only its own size (no `sizes` in its manifest
 // entry) always gets that size.
-import type { ModelEntry } from "./manifest.ts";
+import type { BoundModel } from "./model-card.ts";
 import type { InputSize } from "./session.ts";
 
 export interface SizedModel {
   inputSize: InputSize;
-  sizes?: ModelEntry["sizes"];
+  sizes?: BoundModel["sizes"];
 }
 
 /** The input for a picture: the model's own size, or `askedSide`² when given (the session checks the model takes it). */

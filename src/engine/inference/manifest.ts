@@ -1,68 +1,49 @@
 // The model manifest (models/manifest.json): what each model file is, where it came
-// from, and how to feed it. Everything the session needs to pre- and post-process lives
-// here, so adding a model is a manifest entry, not a code change. MODEL=small|medium
-// picks an entry by name; MODEL=<path.onnx> must match an entry by file name or sha256,
-// in models/manifest.json or in a manifest.json beside the file (a model of the caller's
-// own), because without an entry we would not know its input size or normalisation.
+// from, and how to feed it (each entry is a model card, model-card.ts, with the file's
+// facts added). MODEL=small|medium picks an entry by name; MODEL=<path.onnx> matches an
+// entry by file name or sha256, in models/manifest.json or in a manifest.json beside the
+// file. A file no manifest lists is described by a card instead (card-source.ts).
 import { readFile, stat } from "node:fs/promises";
 import { basename, dirname, join, resolve } from "node:path";
 import { z } from "zod";
 import { sha256OfFile } from "./file-hash.ts";
 import { inferenceFailure, messageOf, type InferenceFailure } from "./errors.ts";
+import { CARD_SHAPE, checkCardFields } from "./model-card.ts";
 
 const positiveInt = z.number().int().positive();
-const triple = z.tuple([z.number(), z.number(), z.number()]);
 
-export const ModelEntrySchema = z.object({
-  file: z.string().regex(/^[^/\\]+\.onnx$/, "a bare file name ending in .onnx"),
-  sha256: z.string().regex(/^[0-9a-f]{64}$/, "64 lower-case hex digits"),
-  bytes: positiveInt,
-  /** Where assemble-models.mjs builds the file from; absent for operator-supplied models. */
-  source: z.object({ package: z.string().min(1), version: z.string().min(1), resource: z.string().startsWith("/") }).optional(),
-  precision: z.string().min(1),
-  /**
-   * Where backend "auto" runs this model: "any" takes WebGPU when a hardware adapter exists;
-   * "cpu" stays on WebAssembly. The quantised graphs are "cpu": ONNX Runtime's integer
-   * kernels exist only on its CPU provider, so on WebGPU every convolution's quantise and
-   * dequantise steps leave the GPU (docs/MODEL.md, "WebGPU on a real GPU"). An explicit
-   * backend "webgpu" still runs them.
-   */
-  autoBackend: z.enum(["any", "cpu"]).default("any"),
-  /**
-   * This entry is the GPU form of the named one (its weights, no CPU-only operator), made
-   * from that file at assemble time: backend "auto" on a hardware GPU runs it instead.
-   */
-  gpuFormOf: z.string().optional(),
-  inputName: z.string().min(1),
-  /** The mask output; a graph may have more outputs (IS-Net has 12), only this one is read. */
-  outputName: z.string().min(1),
-  /** [height, width] of the model input: the size it was made for, and the largest it is fed. */
-  inputSize: z.tuple([positiveInt, positiveInt]),
-  /**
-   * Present when the graph takes other input sizes too: any height and width that are
-   * multiples of `multipleOf` within [min, max] (src/engine/inference/input-side.ts picks one
-   * per picture). Absent: only inputSize.
-   */
-  sizes: z
-    .object({ multipleOf: positiveInt, min: positiveInt, max: positiveInt })
-    .refine((s) => s.min <= s.max && s.min % s.multipleOf === 0 && s.max % s.multipleOf === 0, "min and max must be multiples of multipleOf, min <= max")
-    .optional(),
-  /** Per channel (R, G, B), applied as (x / 255 - mean) / std. */
-  mean: triple,
-  std: triple.refine((s) => s.every((v) => v > 0), "std must be positive"),
-  layout: z.literal("NCHW"),
-  /**
-   * How the output becomes 0..255: "clamp" when the graph already ends in a sigmoid
-   * (clamp to [0, 1], scale), "minmax" to stretch each mask to its own range.
-   */
-  postprocess: z.enum(["clamp", "minmax"]).default("clamp"),
-  licence: z.string().min(1),
-});
+/**
+ * A manifest entry is a model card (model-card.ts) plus what the package knows of the file:
+ * its name, hash, size and origin. It names the input and output outright (it describes one
+ * known file); other fields (the assembly's `derive`) are read by src/engine/assets/.
+ */
+export const ModelEntrySchema = z
+  .object({
+    ...CARD_SHAPE,
+    file: z.string().regex(/^[^/\\]+\.onnx$/, "a bare file name ending in .onnx"),
+    sha256: z.string().regex(/^[0-9a-f]{64}$/, "64 lower-case hex digits"),
+    bytes: positiveInt,
+    /** Where assemble-models.mjs builds the file from; absent for operator-supplied models. */
+    source: z.object({ package: z.string().min(1), version: z.string().min(1), resource: z.string().startsWith("/") }).optional(),
+    precision: z.string().min(1),
+    /**
+     * This entry is the GPU form of the named one (its weights, no CPU-only operator), made
+     * from that file at assemble time: backend "auto" on a hardware GPU runs it instead.
+     */
+    gpuFormOf: z.string().optional(),
+    inputName: z.string().min(1),
+    /** The mask output; a graph may have more outputs (IS-Net has 12), only this one is read. */
+    outputName: z.string().min(1),
+  })
+  .superRefine(checkCardFields);
 
 export const ModelManifestSchema = z.object({
   version: z.literal(1),
   models: z.record(z.string().regex(/^[a-z0-9][a-z0-9_-]*$/), ModelEntrySchema),
 });
+
+/** In the message for a model file no manifest lists (card-source.ts adds the other ways to describe it). */
+export const NO_ENTRY = "has no manifest entry";
 
 export type ModelEntry = z.output<typeof ModelEntrySchema>;
 export type ModelManifest = z.output<typeof ModelManifestSchema>;
@@ -159,7 +140,7 @@ export async function resolveModel(opts: {
     entryFor(manifest, path, sha256, size) ??
     inferenceFailure(
       "model_unavailable",
-      `model file ${path} (sha256 ${sha256}) has no manifest entry by file name or sha256; add one to models/manifest.json or to a manifest.json beside it`,
+      `model file ${path} (sha256 ${sha256}) ${NO_ENTRY} by file name or sha256; add one to models/manifest.json or to a manifest.json beside it`,
     )
   );
 }

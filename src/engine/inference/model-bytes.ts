@@ -4,7 +4,6 @@
 // runs. Start-up used to hash the file on the calling thread and then read it again here.
 import { readFile } from "node:fs/promises";
 import { InferenceError, messageOf } from "./errors.ts";
-import type { ModelEntry } from "./manifest.ts";
 
 /** In the message of the error a damaged model file gives; the library repairs on it (open-engine.ts). */
 export const MODEL_MISMATCH = "does not match its manifest sha256";
@@ -17,13 +16,15 @@ export interface ModelBytes {
   verified: Promise<void>;
 }
 
-export async function readModelBytes(path: string, entry: Pick<ModelEntry, "sha256">): Promise<ModelBytes> {
+/** `entry.sha256` absent (a model described by a card, not a manifest entry): nothing to check the bytes against. */
+export async function readModelBytes(path: string, entry: { sha256?: string }): Promise<ModelBytes> {
   let bytes: Uint8Array;
   try {
     bytes = await readFile(path); // a Buffer is a Uint8Array: no second copy
   } catch (err) {
     throw new InferenceError("model_unavailable", `cannot read model ${path}: ${messageOf(err)}`, { cause: err });
   }
+  if (entry.sha256 === undefined) return { bytes, verified: Promise.resolve() };
   const verified = crypto.subtle.digest("SHA-256", bytes as Uint8Array<ArrayBuffer>).then((digest) => {
     const hex = Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, "0")).join("");
     if (hex !== entry.sha256) {

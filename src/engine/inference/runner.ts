@@ -1,26 +1,31 @@
 // What a backend provides: a float tensor in, the mask output's values out. The session
 // (session.ts) adds pre/post-processing on top, so backends stay thin.
-import type { ModelEntry } from "./manifest.ts";
+import type { BoundModel } from "./model-card.ts";
 
 export type TensorBackend = "wasm" | "webgpu" | "native";
 
 export interface TensorRunner {
   backend: TensorBackend;
-  /** input: [1, 3, height, width] float32 per the manifest; returns the output named in the manifest. */
+  /** input: float32 [1, 3, height, width] or, for an NHWC card, [1, height, width, 3] (inputDims); returns the output the card names. */
   run(input: Float32Array, height: number, width: number): Promise<ArrayLike<number>>;
   dispose(): Promise<void>;
 }
 
 export interface RunnerOptions {
-  model: ModelEntry;
+  model: BoundModel;
   modelPath: string;
   threads: number;
   wasmDir: string;
 }
 
 /** The graph must have the manifest's input and output, or every run would fail later. */
-export function checkGraphNames(model: ModelEntry, inputNames: readonly string[], outputNames: readonly string[]): string | undefined {
+export function checkGraphNames(model: BoundModel, inputNames: readonly string[], outputNames: readonly string[]): string | undefined {
   if (!inputNames.includes(model.inputName)) return `model has no input "${model.inputName}" (inputs: ${inputNames.join(", ")})`;
   if (!outputNames.includes(model.outputName)) return `model has no output "${model.outputName}" (outputs: ${outputNames.join(", ")})`;
   return undefined;
+}
+
+/** The input tensor's dims for the card's layout at one input size. */
+export function inputDims(model: Pick<BoundModel, "layout">, height: number, width: number): number[] {
+  return model.layout === "NHWC" ? [1, height, width, 3] : [1, 3, height, width];
 }

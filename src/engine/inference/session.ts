@@ -2,16 +2,17 @@
 // out. It hides which backend runs the model and owns the pre/post-processing the
 // manifest describes. Resizing to and from the input size is the imaging module's job.
 import { InferenceError, messageOf } from "./errors.ts";
-import type { ModelEntry } from "./manifest.ts";
+import type { BoundModel } from "./model-card.ts";
 import { createStubRunner } from "./backend-stub.ts";
-import { outputToMask, rgbToNchw } from "./tensor.ts";
+import { outputToMask, rgbToTensor } from "./tensor.ts";
 import type { TensorRunner } from "./runner.ts";
 
 export type BackendChoice = "auto" | "wasm" | "webgpu" | "native" | "stub";
 export type ActiveBackend = "wasm" | "webgpu" | "native" | "stub";
 
 export interface MaskSessionOptions {
-  model: ModelEntry;
+  /** The card checked against the graph (a manifest entry is one). */
+  model: BoundModel;
   /** The .onnx file (resolveModel gives it). Unused by the stub. */
   modelPath: string;
   backend: BackendChoice;
@@ -33,7 +34,7 @@ export interface MaskSession {
   /** The model's own input size, and the largest it is fed. */
   inputSize: InputSize;
   /** The sizes the graph takes besides inputSize (the manifest's `sizes`); absent: inputSize only. */
-  sizes?: ModelEntry["sizes"];
+  sizes?: BoundModel["sizes"];
   /**
    * rgb: `size` (default inputSize), 3 bytes per pixel, row-major; `size` must be one the
    * model takes (allowedSize). Resolves to a mask of the same size, 1 byte per pixel.
@@ -93,7 +94,7 @@ export async function createMaskSession(opts: MaskSessionOptions): Promise<MaskS
         checkInput(rgb, size);
         const { width, height } = size;
         inputBuffer ??= new Float32Array(maxWidth * maxHeight * 3);
-        const input = rgbToNchw(rgb, width, height, opts.model.mean, opts.model.std, inputBuffer.subarray(0, width * height * 3));
+        const input = rgbToTensor(rgb, width, height, opts.model, inputBuffer.subarray(0, width * height * 3));
         let output: ArrayLike<number>;
         try {
           output = await runner.run(input, height, width);
@@ -104,7 +105,7 @@ export async function createMaskSession(opts: MaskSessionOptions): Promise<MaskS
         if (output.length !== width * height) {
           throw new InferenceError("inference_failed", `mask output has ${output.length} values, expected ${width * height}`);
         }
-        return outputToMask(output, opts.model.postprocess);
+        return outputToMask(output, opts.model.postprocess, opts.model.activation);
       });
       tail = next.catch(() => {});
       return next;
@@ -123,7 +124,7 @@ export async function createMaskSession(opts: MaskSessionOptions): Promise<MaskS
 }
 
 /** Why the model (its manifest entry, or a session of it) cannot take `size`, or undefined when it can. */
-export function sizeProblem(model: Pick<ModelEntry, "sizes"> & { inputSize: readonly [number, number] | InputSize }, size: InputSize): string | undefined {
+export function sizeProblem(model: Pick<BoundModel, "sizes"> & { inputSize: readonly [number, number] | InputSize }, size: InputSize): string | undefined {
   const [h, w] = Array.isArray(model.inputSize) ? model.inputSize : [(model.inputSize as InputSize).height, (model.inputSize as InputSize).width];
   if (size.width === w && size.height === h) return undefined;
   const s = model.sizes;

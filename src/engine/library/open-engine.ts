@@ -5,9 +5,13 @@
 import { join } from "node:path";
 import { locateAssets } from "../assets/locate.ts";
 import { PACKAGE_MODELS_DIR, PACKAGE_WASM_DIR } from "../assets/paths.ts";
-import { InferenceError } from "../inference/errors.ts";
-import { loadManifest, resolveModel } from "../inference/manifest.ts";
+import { readGraphIo } from "../assets/onnx-io.ts";
+import { resolveCardedModel, type CardedModel } from "../inference/card-source.ts";
+import { InferenceError, messageOf } from "../inference/errors.ts";
+import { bindCard } from "../inference/graph-contract.ts";
+import { loadManifest } from "../inference/manifest.ts";
 import { modelForBackend } from "../inference/gpu-form.ts";
+import type { BoundModel, ModelCard } from "../inference/model-card.ts";
 import { isModelMismatch } from "../inference/model-bytes.ts";
 import { createMaskSession, type BackendChoice } from "../inference/session.ts";
 import { createEngine, type Engine } from "../pipeline/engine.ts";
@@ -17,8 +21,10 @@ import { createInlineEngine } from "../pipeline/inline-engine.ts";
 export { DEFAULT_MODEL } from "../inference/default-model.ts";
 
 export interface EngineSettings {
-  /** A manifest name or a path to an .onnx file with a manifest entry. */
+  /** A manifest name or a path to an .onnx file (with a card, or a manifest entry). */
   model: string;
+  /** How to feed a model file: a preset name, a card file's path, or a card (src/engine/inference/card-source.ts). */
+  card?: string | ModelCard;
   /** A folder of ready model files (the service's MODELS_DIR); default: the package's, assembled on first use. */
   modelsDir?: string;
   /** "stub" is the service's test double, not offered by the library. */
@@ -42,14 +48,14 @@ export async function openEngine(s0: EngineSettings, modelCheck: "sha256" | "siz
   // The stub reads no model or runtime file: nothing to check or build for it.
   const dirs =
     s.backend === "stub" ? { modelsDir: s.modelsDir ?? PACKAGE_MODELS_DIR, wasmDir: PACKAGE_WASM_DIR } : await locateAssets({ ...s, modelCheck });
-  const model = await resolveModel({ model: s.model, modelsDir: dirs.modelsDir });
+  const model = await resolveCardedModel({ model: s.model, card: s.card, modelsDir: dirs.modelsDir });
   if (!model.ok) throw new InferenceError(model.code, model.title);
   // auto's GPU form runs on the GPU or not at all: on WebAssembly it is slower than the
   // model it stands for (float against int8 kernels), so a failed GPU start is an error
   // here, and openReadyEngine falls back to the CPU's own form.
   const gpuForm = s.model !== s0.model;
   const session = {
-    model: model.entry,
+    model: s.backend === "stub" ? stubModel(model.card) : await boundToGraph(model),
     modelPath: model.path,
     backend: gpuForm ? ("webgpu" as const) : s.backend,
     threads: s.threads,
@@ -77,6 +83,25 @@ async function chooseModel(s: EngineSettings): Promise<string> {
   const loaded = await loadManifest(join(PACKAGE_MODELS_DIR, "manifest.json"));
   return loaded.ok ? modelForBackend(loaded.manifest, s.model, s.backend) : s.model;
 }
+
+/**
+ * The card held against the graph's inputs and outputs, read from the file: a model that
+ * does not fit its card fails here, at start, with every difference named.
+ */
+async function boundToGraph(model: CardedModel): Promise<BoundModel> {
+  let io;
+  try {
+    io = await readGraphIo(model.path);
+  } catch (err) {
+    throw new InferenceError("model_unavailable", `model file ${model.path} is not an ONNX graph that can be read: ${messageOf(err)}`, { cause: err });
+  }
+  const bound = bindCard(model.card, io);
+  if (!bound.ok) throw new InferenceError("model_unavailable", `model file ${model.path} does not match its card (${model.cardSource}): ${bound.problems.join("; ")}`);
+  return bound.model;
+}
+
+/** The stub reads no file: the card's names, or the ones our own models use. */
+const stubModel = (card: ModelCard): BoundModel => ({ ...card, inputName: card.inputName ?? "input", outputName: card.outputName ?? "output" });
 
 /**
  * openEngine, then waits until every session has started. A session that finds its model

@@ -2,15 +2,27 @@
 // TypeError naming the option and what it accepts, before any work starts.
 import { availableParallelism } from "node:os";
 import { parseColour, type Colour } from "../imaging/background.ts";
+import { cardFromDocument } from "../inference/card-presets.ts";
 import { DEFAULT_MODEL } from "../inference/default-model.ts";
+import type { ModelCard, ModelCardInput } from "../inference/model-card.ts";
+
+export type { ModelCardInput };
 import { CHANNELS, SIZES, type Channels, type Size } from "../../contract/params.ts";
 
 export type PublicBackend = "auto" | "wasm" | "webgpu" | "native";
 const BACKENDS: readonly PublicBackend[] = ["auto", "wasm", "webgpu", "native"];
 
 export interface RemoverOptions {
-  /** "int8-static" (default, the service's model: ours, statically quantised from medium's weights, medium's quality at below small's time), "small", "medium", "int8" (ours, dynamically quantised from medium), or a path to an .onnx file listed in the package's models/manifest.json or in a manifest.json beside the file. Only the default ships ready-made; the others are assembled from @imgly/background-removal-data on first use. */
+  /** "int8-static" (default, the service's model: ours, statically quantised from medium's weights, medium's quality at below small's time), "small", "medium", "int8" (ours, dynamically quantised from medium), or a path to an .onnx file: described by `card`, by a <name>.card.json beside it, or by an entry in the package's models/manifest.json or a manifest.json beside the file. Only the default ships ready-made; the others are assembled from @imgly/background-removal-data on first use. */
   model?: "int8-static" | "small" | "medium" | "int8" | (string & {});
+  /**
+   * How to feed `model` when it is a file no manifest lists: a preset name ("isnet",
+   * "isnet-general-use", "u2net", "u2netp", "birefnet", "birefnet-lite", "ben2", "modnet"),
+   * the path of a card file (.json), or a card object (`{ preset: "birefnet", inputSize: [512, 512] }`,
+   * or every field: docs/MODEL.md, "Model cards"). Absent: a `<name>.card.json` beside the
+   * model, else its manifest entry.
+   */
+  card?: string | ModelCardInput;
   /** "auto" (default): WebGPU when a hardware adapter exists, else WebAssembly. "native" needs onnxruntime-node. */
   backend?: PublicBackend;
   /** Threads per model session (WebAssembly threads or native intra-op threads). Default: the core count. */
@@ -43,6 +55,7 @@ export interface RemoveOptions {
 
 export interface EngineChoice {
   model: string;
+  card?: string | ModelCard;
   backend: PublicBackend;
   threads: number;
   workers: number;
@@ -63,10 +76,23 @@ export function readRemoverOptions(o: RemoverOptions = {}): EngineChoice {
   if (!BACKENDS.includes(backend)) throw new RangeError(`backend must be one of ${BACKENDS.join(", ")}, got ${String(backend)}`);
   return {
     model: model.trim(),
+    ...(o.card === undefined ? {} : { card: readCard(o.card) }),
     backend,
     threads: o.threads === undefined ? Math.max(1, availableParallelism()) : count("threads", o.threads, 1, 64),
     workers: o.workers === undefined ? 1 : count("workers", o.workers, 0, 64),
   };
+}
+
+/** A card object is checked here, at the door; a name or file is read when the engine opens. */
+function readCard(card: unknown): string | ModelCard {
+  if (typeof card === "string") {
+    if (card.trim() === "") throw new TypeError("card must be a preset name, a path to a .json card file, or a card object");
+    return card.trim();
+  }
+  if (typeof card !== "object" || card === null) throw new TypeError("card must be a preset name, a path to a .json card file, or a card object");
+  const parsed = cardFromDocument(card, "(the card option)");
+  if (!parsed.ok) throw new TypeError(parsed.message);
+  return parsed.card;
 }
 
 export interface RemoveChoice {
