@@ -15,7 +15,7 @@ export const DEFAULT_BASE_URL = "http://127.0.0.1:8080";
 
 export const USAGE = `usage: pixeldrop remove <file-or-folder>... [-o <dir>] [--size ${SIZES.join("|")}]
                         [--model int8-static|small|medium|int8|<file.onnx>] [--card <preset>|<card.json>]
-                        [--backend auto|wasm|native] [--threads N]
+                        [--backend auto|wasm|native] [--threads N] [--input-side N]
                         [--channels rgba|alpha] [--bg-color <hex or CSS name>] [--skip-existing]
                         [--api-key <key>] [--base-url <url>] [--concurrency N]
        pixeldrop assemble [int8-static|small|medium|int8]...
@@ -30,6 +30,8 @@ Locally by default; with --api-key (or PD_API_KEY) through the service at --base
 (or PD_BASE_URL, default ${DEFAULT_BASE_URL}), billed to that key.
 --card says how to feed a model file: a preset (${PRESET_NAMES.join(", ")}) or a card
 file; without it a <name>.card.json beside the model is read (docs/MODEL.md, "Model cards").
+--input-side N feeds the model an N x N picture instead of its own size (1024 for ours,
+any multiple of 64 up to it): faster, and a different mask (docs/MODEL.md, "The input size").
 \`assemble\` builds the model files now (checked by sha256) instead of on first use.`;
 
 export interface RemoveArgs {
@@ -41,6 +43,8 @@ export interface RemoveArgs {
   card?: string;
   backend: "auto" | "wasm" | "native";
   threads: number | undefined;
+  /** --input-side: the model's input side when not its own. */
+  inputSide?: number;
   /** Absent: rgba. */
   channels?: Channels;
   /** The --bg-color text, already checked (hex or CSS colour name). */
@@ -67,6 +71,7 @@ export function parseRemoveArgs(argv: string[], env: Env = {}): { ok: true; args
         card: { type: "string" },
         backend: { type: "string" },
         threads: { type: "string" },
+        "input-side": { type: "string" },
         "api-key": { type: "string" },
         "base-url": { type: "string" },
         channels: { type: "string" },
@@ -96,6 +101,11 @@ export function parseRemoveArgs(argv: string[], env: Env = {}): { ok: true; args
     threads = Number(v.threads);
     if (!Number.isInteger(threads) || threads < 1 || threads > 64) return { ok: false, message: "--threads must be 1..64" };
   }
+  let inputSide: number | undefined;
+  if (v["input-side"] !== undefined) {
+    inputSide = Number(v["input-side"]);
+    if (!Number.isInteger(inputSide) || inputSide < 1) return { ok: false, message: "--input-side must be a positive integer (a side the model takes)" };
+  }
   if (v.channels !== undefined && !(CHANNELS as readonly string[]).includes(v.channels)) {
     return { ok: false, message: `--channels must be one of ${CHANNELS.join(", ")}` };
   }
@@ -117,6 +127,7 @@ export function parseRemoveArgs(argv: string[], env: Env = {}): { ok: true; args
     ...(v.card !== undefined ? { card: v.card } : {}),
     backend,
     threads,
+    ...(inputSide !== undefined ? { inputSide } : {}),
     ...(v.channels !== undefined ? { channels: v.channels as Channels } : {}),
     ...(v["bg-color"] !== undefined ? { bgColor: v["bg-color"] } : {}),
     skipExisting: v["skip-existing"] ?? false,
@@ -133,7 +144,7 @@ export function parseRemoveArgs(argv: string[], env: Env = {}): { ok: true; args
     return { ok: true, args };
   }
   // The model options describe a local run; silently ignoring them would surprise.
-  const localOnly = (["model", "card", "backend", "threads"] as const).filter((o) => v[o] !== undefined);
+  const localOnly = (["model", "card", "backend", "threads", "input-side"] as const).filter((o) => v[o] !== undefined);
   if (localOnly.length) {
     return { ok: false, message: `--${localOnly.join(", --")} only apply without an API key (--api-key or PD_API_KEY is set)` };
   }

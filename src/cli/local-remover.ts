@@ -18,7 +18,7 @@ export async function createLocalRemover(a: RemoveArgs): Promise<{ ok: true; rem
     remover: {
       async remove(image) {
         try {
-          const cut = await remover.remove(image, { size: a.size, channels: a.channels, bgColor: a.bgColor });
+          const cut = await remover.remove(image, { size: a.size, channels: a.channels, bgColor: a.bgColor, inputSide: a.inputSide });
           return { ok: true, png: cut.png };
         } catch (err) {
           // A bad image fails that file only; an engine failure ends the batch.

@@ -16,6 +16,7 @@ import { createMailer, type Mailer } from "../mail/index.ts";
 import { createMetrics, type Metrics } from "../metrics/index.ts";
 import { createSandboxProvider, type PaymentProvider } from "../payments/index.ts";
 import { createAdmission, type Admission } from "../product/admission.ts";
+import { basename } from "node:path";
 import type { Engine } from "../engine/pipeline/engine.ts";
 import { InferenceError } from "../engine/library/errors.ts";
 import { DEFAULT_MODEL, openEngine } from "../engine/library/open-engine.ts";
@@ -127,7 +128,7 @@ export async function createServices(config: Config, opts: ServiceOptions): Prom
     keys: createKeyService({ db, now, pepper, known }),
     engine,
     admission,
-    modelLabel: engine ? await modelLabelFor(engine.state().model ?? servedModel(config), config.MODELS_DIR ?? PACKAGE_MODELS_DIR, config.MODEL_CARD) : undefined,
+    modelLabel: engine ? await modelLabelFor(labelledModel(engine, servedModel(config)), config.MODELS_DIR ?? PACKAGE_MODELS_DIR, config.MODEL_CARD) : undefined,
     productBudget: createByteBudget(config.RECEIVE_BUDGET_BYTES),
     gatewayBudget: createByteBudget(config.RECEIVE_BUDGET_BYTES),
     metrics,
@@ -177,4 +178,15 @@ function throttled(log: ServiceOptions["log"], msg: string) {
     last = t;
     log({ level: "warn", msg, err: err instanceof Error ? err.message : String(err) });
   };
+}
+
+/**
+ * What X-PD-Model names: the model the engine runs where it is not the one configured
+ * (auto's GPU form of the default on a GPU host), else the configured one, whose path
+ * (for a file of the operator's own) the label reads.
+ */
+function labelledModel(engine: Engine, configured: string): string {
+  const running = engine.state().model;
+  const stem = basename(configured.trim()).replace(/\.onnx$/i, "");
+  return running !== undefined && running !== stem && running !== configured.trim() ? running : configured;
 }

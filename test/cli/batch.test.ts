@@ -162,7 +162,7 @@ describe("--channels and --bg-color", () => {
     for (let p = 0; p < bg.width * bg.height; p++) assert.equal(bg.data[p * 4 + 3], 255, "opaque over red");
   });
 
-  test("usage errors: bad --channels, --bg-color, --concurrency; --concurrency without a key", () => {
+  test("usage errors: bad --channels, --bg-color, --concurrency, --input-side; --concurrency or --input-side with a key", () => {
     const usage = (argv: string[], env = {}) => {
       const p = parseRemoveArgs(["remove", "a.png", ...argv], env);
       return p.ok ? "ok" : p.message;
@@ -173,5 +173,10 @@ describe("--channels and --bg-color", () => {
     assert.match(usage(["--concurrency", "0"], { PD_API_KEY: "k" }), /--concurrency must be 1\.\.16/);
     assert.match(usage(["--concurrency", "2"]), /--concurrency needs an API key/);
     assert.equal(usage(["--concurrency", "4", "--channels", "alpha", "--bg-color", "81d4fa77", "--skip-existing"], { PD_API_KEY: "k" }), "ok");
+    assert.match(usage(["--input-side", "0"]), /--input-side must be a positive integer/);
+    assert.match(usage(["--input-side", "7.5"]), /--input-side must be a positive integer/);
+    assert.match(usage(["--input-side", "768"], { PD_API_KEY: "k" }), /--input-side only apply without an API key/);
+    const local = parseRemoveArgs(["remove", "a.png", "--input-side", "768"]);
+    assert.ok(local.ok && local.args.inputSide === 768);
   });
 });

@@ -35,7 +35,7 @@ test("MODEL and MODEL_CARD: /readyz names both, and a test-key call gives a cut-
     const ready = await h.app.request("/readyz");
     assert.equal(ready.status, 200);
     const body = (await ready.json()) as { checks: { models: Record<string, unknown> } };
-    assert.equal(body.checks.models.model, model);
+    assert.equal(body.checks.models.model, "tiny-birefnet-shaped", "the model the engine runs, named by its file");
     assert.equal(body.checks.models.card, card);
     const { testKey } = await h.customer();
     const data = new Uint8ClampedArray(48 * 40 * 4).map((_, i) => (i % 4 === 3 ? 255 : (i * 37) % 251));
