@@ -52,6 +52,8 @@ prepare() {
 }
 
 run() {
+  # ldconfig and dpkg live in the sbin folders, which a bare command's PATH may lack.
+  export PATH="$PATH:/usr/sbin:/sbin"
   [ -f "$OUT_DIR/bundle.tar.xz" ] || { echo "$OUT_DIR/bundle.tar.xz missing: carry .bench-gpu (prepare it first)" >&2; exit 1; }
   python3 -c "import tarfile; tarfile.open('$OUT_DIR/bundle.tar.xz').extractall('.')" 2>/dev/null ||
     xz -dc "$OUT_DIR/bundle.tar.xz" | tar -xf -
