@@ -15,6 +15,8 @@ import { tinyIsNetModel } from "../support/tiny-onnx.ts";
 import { tracedIsNetModel } from "../support/traced-onnx.ts";
 
 const TRACED = 64;
+/** The card's own size, below the largest it takes: a run may ask for more than the default. */
+const OWN = 32;
 let dir: string;
 let remover: Remover;
 let photo: Uint8Array;
@@ -23,7 +25,7 @@ before(async () => {
   dir = mkdtempSync(join(tmpdir(), "pd-input-side-"));
   const bytes = deriveModel(tracedIsNetModel(TRACED), { sizeFree: { keepOutputs: ["output"] } });
   const entry = {
-    ...tinyIsNetModel(TRACED, TRACED).entry,
+    ...tinyIsNetModel(OWN, OWN).entry,
     file: "traced.onnx",
     sha256: createHash("sha256").update(bytes).digest("hex"),
     bytes: bytes.length,
@@ -43,12 +45,15 @@ after(async () => {
 
 test("the model's own size by default; a side it takes when asked, whatever the picture", async () => {
   const own = await remover.remove(photo);
-  assert.deepEqual(own.modelInput, { width: TRACED, height: TRACED });
+  assert.deepEqual(own.modelInput, { width: OWN, height: OWN });
   assert.deepEqual([own.width, own.height], [120, 80]);
-  const asked = await remover.remove(photo, { inputSide: 32 });
-  assert.deepEqual(asked.modelInput, { width: 32, height: 32 });
-  assert.deepEqual([asked.width, asked.height], [120, 80], "the output size does not follow the model's input");
-  assert.notDeepEqual(asked.png, own.png, "a smaller input gives another mask");
+  const smaller = await remover.remove(photo, { inputSide: 16 });
+  assert.deepEqual(smaller.modelInput, { width: 16, height: 16 });
+  assert.deepEqual([smaller.width, smaller.height], [120, 80], "the output size does not follow the model's input");
+  assert.notDeepEqual(smaller.png, own.png, "another input gives another mask");
+  const larger = await remover.remove(photo, { inputSide: TRACED });
+  assert.deepEqual(larger.modelInput, { width: TRACED, height: TRACED }, "a side above the model's own, within its sizes");
+  assert.deepEqual((await remover.remove(photo)).png, own.png, "the default again after a larger run");
 });
 
 test("a side the model does not take, or no side at all, is a RangeError naming what it takes; the remover stays usable", async () => {
@@ -57,5 +62,5 @@ test("a side the model does not take, or no side at all, is a RangeError naming 
   await assert.rejects(remover.remove(photo, { inputSide: 1.5 }), /inputSide must be a positive integer/);
   await assert.rejects(remover.remove(photo, { inputSide: "64" as never }), RangeError);
   await assert.rejects(remover.remove(new Uint8Array([1, 2, 3]), { inputSide: 32 }), ImageError, "the image is still checked");
-  assert.deepEqual((await remover.remove(photo, { inputSide: 16 })).modelInput, { width: 16, height: 16 });
+  assert.deepEqual((await remover.remove(photo, { inputSide: 20 })).modelInput, { width: 20, height: 20 });
 });

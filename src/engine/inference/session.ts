@@ -31,13 +31,13 @@ export interface InputSize {
 
 export interface MaskSession {
   backend: ActiveBackend;
-  /** The model's own input size, and the largest it is fed. */
+  /** The model's own input size: what it is fed unless a run asks for another. */
   inputSize: InputSize;
   /** The sizes the graph takes besides inputSize (the manifest's `sizes`); absent: inputSize only. */
   sizes?: BoundModel["sizes"];
   /**
    * rgb: `size` (default inputSize), 3 bytes per pixel, row-major; `size` must be one the
-   * model takes (allowedSize). Resolves to a mask of the same size, 1 byte per pixel.
+   * model takes (sizeProblem). Resolves to a mask of the same size, 1 byte per pixel.
    */
   run(rgb: Uint8Array, size?: InputSize): Promise<Uint8Array>;
   /** Drops what is kept between runs for speed (the input tensor's 12 MB); the next run makes it again. */
@@ -46,11 +46,11 @@ export interface MaskSession {
 }
 
 export async function createMaskSession(opts: MaskSessionOptions): Promise<MaskSession> {
-  const [maxHeight, maxWidth] = opts.model.inputSize;
-  const inputSize = { width: maxWidth, height: maxHeight };
+  const [height0, width0] = opts.model.inputSize;
+  const inputSize = { width: width0, height: height0 };
   const sizes = opts.model.sizes;
   const checkInput = (rgb: Uint8Array, size: InputSize) => {
-    const problem = sizeProblem(opts.model, size);
+    const problem = sizeProblem({ inputSize, sizes }, size);
     if (problem) throw new InferenceError("inference_failed", problem);
     const expectedBytes = size.width * size.height * 3;
     if (!(rgb instanceof Uint8Array) || rgb.length !== expectedBytes) {
@@ -81,8 +81,8 @@ export async function createMaskSession(opts: MaskSessionOptions): Promise<MaskS
   let tail: Promise<unknown> = Promise.resolve();
   let disposed = false;
   // The input tensor's memory, kept from run to run (runs never overlap, see above): 12 MB
-  // for a 1024² model, new pages for the kernel to fault in on every run otherwise. Sized
-  // for the largest input; a smaller one uses its start.
+  // for a 1024² model, new pages for the kernel to fault in on every run otherwise. Grown
+  // for a larger input; a smaller one uses its start.
   let inputBuffer: Float32Array<ArrayBuffer> | undefined;
   return {
     backend: runner.backend,
@@ -93,8 +93,9 @@ export async function createMaskSession(opts: MaskSessionOptions): Promise<MaskS
         if (disposed) throw new InferenceError("shutting_down", "mask session is disposed");
         checkInput(rgb, size);
         const { width, height } = size;
-        inputBuffer ??= new Float32Array(maxWidth * maxHeight * 3);
-        const input = rgbToTensor(rgb, width, height, opts.model, inputBuffer.subarray(0, width * height * 3));
+        const values = width * height * 3;
+        if (!inputBuffer || inputBuffer.length < values) inputBuffer = new Float32Array(Math.max(values, width0 * height0 * 3));
+        const input = rgbToTensor(rgb, width, height, opts.model, inputBuffer.subarray(0, values));
         let output: ArrayLike<number>;
         try {
           output = await runner.run(input, height, width);
@@ -123,9 +124,9 @@ export async function createMaskSession(opts: MaskSessionOptions): Promise<MaskS
   };
 }
 
-/** Why the model (its manifest entry, or a session of it) cannot take `size`, or undefined when it can. */
-export function sizeProblem(model: Pick<BoundModel, "sizes"> & { inputSize: readonly [number, number] | InputSize }, size: InputSize): string | undefined {
-  const [h, w] = Array.isArray(model.inputSize) ? model.inputSize : [(model.inputSize as InputSize).height, (model.inputSize as InputSize).width];
+/** Why a session's model (its own size, and the others it takes) cannot take `size`, or undefined when it can. */
+export function sizeProblem(model: Pick<MaskSession, "inputSize" | "sizes">, size: InputSize): string | undefined {
+  const { width: w, height: h } = model.inputSize;
   if (size.width === w && size.height === h) return undefined;
   const s = model.sizes;
   if (!s) return `this model takes only ${w}x${h} input, not ${size.width}x${size.height}`;
