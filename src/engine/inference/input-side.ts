@@ -1,7 +1,7 @@
 // The size the model is fed for one picture: the rule, in one place.
 //
 // The model's own size (1024² for IS-Net), whatever the picture, unless the caller asks
-// for a smaller square side the model takes. Measured with `npm run bench:quality --
+// for another square side the model takes (its `sizes`). Measured with `npm run bench:quality --
 // --sizes …` (docs/MODEL.md, "The input size"): on our composites and whole photos no
 // smaller side kept the masks within the bound we hold the default to (mean IoU within
 // 0.001 of 1024's, SAD within 3 %, and the whole photos' masks close to 1024's), not even

@@ -46,9 +46,10 @@ export interface RemoveOptions {
   /** Aborting rejects with the signal's reason and withdraws the job if it has not started. */
   signal?: AbortSignal;
   /**
-   * The model's input side, when not its own (1024 for the default model): a smaller square
-   * the model takes (any multiple of 64 from 64 to 1024 for ours) runs faster and changes the
-   * mask; how much, per side, is in docs/MODEL.md ("The input size"). RangeError if the model does not take it.
+   * The model's input side, when not its own (1024 for the default model): another square
+   * side the model takes (any multiple of 64 from 64 to 1024 for ours; smaller runs faster)
+   * changes the mask; how much, per side, is in docs/MODEL.md ("The input size"). RangeError
+   * if the model does not take it.
    */
   inputSide?: number;
 }
