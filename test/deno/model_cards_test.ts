@@ -2,6 +2,8 @@
 // software one): each preset's tiny graph (test/support/family-onnx.ts) through the
 // library's createRemover with backend webgpu gives the mask WebAssembly gives. That mask
 // is checked against each family's contract by test/library/model-cards.test.ts (Node).
+// Without an adapter it is skipped with a line naming the packages, unless CI requires it
+// (webgpu-gate.ts).
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -9,6 +11,7 @@ import { createRemover } from "../../dist/index.js";
 import { decodeImage, encodePng } from "../../src/engine/imaging/index.ts";
 import { FAMILY_GRAPHS, familyGraph } from "../support/family-onnx.ts";
 import { maskDifference } from "../support/tiny-onnx.ts";
+import { gpuTestIn } from "./webgpu-gate.ts";
 
 function assert(cond: unknown, msg: string): asserts cond {
   if (!cond) throw new Error(msg);
@@ -16,7 +19,7 @@ function assert(cond: unknown, msg: string): asserts cond {
 
 const SIZE = 32;
 
-Deno.test("every preset's graph runs on WebGPU and gives the WebAssembly mask", async () => {
+gpuTestIn("test/deno/model_cards_test.ts")("every preset's graph runs on WebGPU and gives the WebAssembly mask", async () => {
   const dir = mkdtempSync(join(tmpdir(), "pd-cards-gpu-"));
   try {
     const data = new Uint8ClampedArray(SIZE * SIZE * 4).map((_, i) => (i % 4 === 3 ? 255 : 10 + ((i * 29) % 190)));

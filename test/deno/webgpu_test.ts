@@ -4,9 +4,8 @@
 // (test/support/tiny-onnx.ts), described by a manifest and resolved as the service resolves
 // MODEL, then run through the engine's mask session on each backend.
 //
-// Without an adapter (no Mesa Vulkan driver and no GPU) every test here is skipped with one
-// line naming the packages to install, so a fresh clone's `npm test` passes; CI installs
-// them (.ci/run) and sets PD_REQUIRE_WEBGPU=1, which turns the skip into a failure.
+// Without an adapter every test here is skipped with one line naming the packages to
+// install, unless CI requires them (webgpu-gate.ts).
 import { PACKAGE_WASM_DIR } from "../../src/engine/assets/paths.ts";
 import { resolveModel } from "../../src/engine/inference/manifest.ts";
 import { createMaskSession, type BackendChoice } from "../../src/engine/inference/session.ts";
@@ -21,6 +20,7 @@ import { webgpuPlacement } from "../../scripts/webgpu-placement.ts";
 import { PACKAGE_MODELS_DIR } from "../../src/engine/assets/paths.ts";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
+import { NO_ADAPTER, gpuTestIn } from "./webgpu-gate.ts";
 
 const sha256 = async (b: Uint8Array) =>
   Array.from(new Uint8Array(await crypto.subtle.digest("SHA-256", b)), (x) => x.toString(16).padStart(2, "0")).join("");
@@ -62,15 +62,8 @@ async function maskWith(backend: BackendChoice, path: string, entry: Parameters<
   }
 }
 
-const NO_ADAPTER = "no WebGPU adapter: install Mesa's Vulkan driver (apt-get install mesa-vulkan-drivers libvulkan1)";
-const REQUIRED = Deno.env.get("PD_REQUIRE_WEBGPU") === "1";
-const HAS_ADAPTER = (await navigator.gpu?.requestAdapter().catch(() => null)) != null;
-if (!HAS_ADAPTER && !REQUIRED) console.log(`test/deno/webgpu_test.ts: skipped, ${NO_ADAPTER}`);
-
 /** A test that needs an adapter: skipped without one, unless PD_REQUIRE_WEBGPU=1 (CI). */
-function gpuTest(name: string, fn: () => Promise<void>): void {
-  Deno.test({ name, ignore: !HAS_ADAPTER && !REQUIRED, fn });
-}
+const gpuTest = gpuTestIn("test/deno/webgpu_test.ts");
 
 /** The adapter Deno offers here: Mesa's software one without a GPU (CI), a GPU's where there is one. */
 async function adapterIsSoftware(): Promise<boolean> {
