@@ -24,7 +24,7 @@ import { createHash } from "node:crypto";
 import { readFile } from "node:fs/promises";
 import { DataType, attrInt, parseModel, writeModel, type OnnxNode, type OnnxTensor } from "./onnx-graph.ts";
 import { intField, strField } from "./onnx-wire.ts";
-import { floatTensor, onnxNode } from "./quantise.ts";
+import { floatTensor, onnxNode, tensorValues } from "./quantise.ts";
 
 /** IEEE half from a float, rounded to nearest even (magnitudes past the range become infinity). */
 const scratch = new Float32Array(1);
@@ -69,16 +69,10 @@ function integerValues(t: OnnxTensor): Int32Array {
   throw new Error(`tensor ${t.name}: data type ${t.dataType} is not an integer type this reads`);
 }
 
-function floatValues(t: OnnxTensor): Float32Array {
-  if (t.dataType !== DataType.FLOAT) throw new Error(`tensor ${t.name}: scale is not float32`);
-  const view = new DataView(t.raw.buffer, t.raw.byteOffset, t.raw.byteLength);
-  return Float32Array.from({ length: t.raw.length / 4 }, (_, i) => view.getFloat32(i * 4, true));
-}
-
 /** (q - zero) · scale, with one scale (and zero) per slice along `axis` when they are vectors. */
 function dequantise(q: OnnxTensor, scale: OnnxTensor, zero: OnnxTensor | undefined, axis: number): Float32Array {
   const codes = integerValues(q);
-  const scales = floatValues(scale);
+  const scales = tensorValues(scale);
   const zeros = zero ? integerValues(zero) : new Int32Array(scales.length);
   const a = axis < 0 ? axis + q.dims.length : axis;
   // Elements per step of the axis: the product of the dimensions after it.

@@ -67,7 +67,8 @@ async function* fieldsOf(win: FileWindow, from: number, to: number): AsyncGenera
   }
 }
 
-function valueOf(bytes: Uint8Array): GraphValue {
+/** A ValueInfoProto's name, element type and dims (a graph input's or output's). */
+export function readValueInfo(bytes: Uint8Array): GraphValue {
   const v: GraphValue = { name: "", elemType: 0, dims: undefined };
   for (const f of readFields(bytes)) {
     if (f.no === 1) v.name = fieldString(f);
@@ -104,7 +105,7 @@ export async function readGraphIo(path: string): Promise<GraphIo> {
     const weights = new Set<string>();
     for await (const f of fieldsOf(win, graph.at, graph.at + graph.length)) {
       if (f.type !== 2) continue;
-      if (f.no === 11 || f.no === 12) (f.no === 11 ? inputs : outputs).push(valueOf(await win.bytes(f.at, f.length)));
+      if (f.no === 11 || f.no === 12) (f.no === 11 ? inputs : outputs).push(readValueInfo(await win.bytes(f.at, f.length)));
       else if (f.no === 5) {
         for await (const t of fieldsOf(win, f.at, f.at + f.length)) {
           if (t.no === 8 && t.type === 2) {

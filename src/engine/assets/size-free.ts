@@ -16,7 +16,8 @@
 // training) are dropped with every node that only they needed: less work per run and
 // less memory for activations.
 import { DataType, attrInt, attrInts, attrTensor, type OnnxModel, type OnnxNode } from "./onnx-graph.ts";
-import { fieldInt, fieldString, intField, msgField, readFields, strField, type WireField } from "./onnx-wire.ts";
+import { fieldString, intField, msgField, readFields, strField, type WireField } from "./onnx-wire.ts";
+import { readValueInfo } from "./onnx-io.ts";
 import { floatTensor } from "./quantise.ts";
 
 const GRAPH_INPUT = 11;
@@ -25,21 +26,9 @@ const VALUE_INFO = 13;
 
 type Spatial = readonly [number, number];
 
-const valueInfoName = (f: WireField) => fieldString(readFields(f.bytes!).find((x) => x.no === 1)!);
-
-/** Reads the [H, W] of a value info's tensor type (dims 2 and 3 of NCHW). */
-function valueInfoDims(f: WireField): number[] {
-  const type = readFields(f.bytes!).find((x) => x.no === 2);
-  const tensor = type && readFields(type.bytes!).find((x) => x.no === 1);
-  const shape = tensor && readFields(tensor.bytes!).find((x) => x.no === 2);
-  if (!shape) return [];
-  return readFields(shape.bytes!)
-    .filter((d) => d.no === 1)
-    .map((d) => {
-      const v = readFields(d.bytes!).find((x) => x.no === 1);
-      return v ? fieldInt(v) : -1;
-    });
-}
+const valueInfoName = (f: WireField) => readValueInfo(f.bytes!).name;
+/** A value info's dims, a symbolic or unnamed one as -1. */
+const valueInfoDims = (f: WireField): number[] => (readValueInfo(f.bytes!).dims ?? []).map((d) => (typeof d === "number" ? d : -1));
 
 /** A float tensor value info of rank 4 whose last two dims are named, not fixed. */
 function symbolicValueInfo(name: string, dims: number[]): WireField {
