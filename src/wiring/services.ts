@@ -1,6 +1,6 @@
 // Builds every long-lived dependency from the config: stores, limiter, money, keys,
 // the removal engine. main.ts and the tests build the service the same way.
-import { join } from "node:path";
+import { basename, join } from "node:path";
 import { createAccounts, type Accounts } from "../accounts/index.ts";
 import { createBilling, createRequestLog, createTestQuota, type Billing, type RequestLog, type TestQuota } from "../billing/index.ts";
 import { ConfigError, type Config } from "../config.ts";
@@ -16,7 +16,6 @@ import { createMailer, type Mailer } from "../mail/index.ts";
 import { createMetrics, type Metrics } from "../metrics/index.ts";
 import { createSandboxProvider, type PaymentProvider } from "../payments/index.ts";
 import { createAdmission, type Admission } from "../product/admission.ts";
-import { basename } from "node:path";
 import type { Engine } from "../engine/pipeline/engine.ts";
 import { InferenceError } from "../engine/library/errors.ts";
 import { DEFAULT_MODEL, openEngine } from "../engine/library/open-engine.ts";

@@ -11,6 +11,7 @@ import { InferenceError, messageOf } from "../inference/errors.ts";
 import { bindCard } from "../inference/graph-contract.ts";
 import { loadManifest } from "../inference/manifest.ts";
 import { modelForBackend } from "../inference/gpu-form.ts";
+import { hasWebGpu } from "../inference/backend-ort-web.ts";
 import type { BoundModel, ModelCard } from "../inference/model-card.ts";
 import { isModelMismatch } from "../inference/model-bytes.ts";
 import { createMaskSession, type BackendChoice } from "../inference/session.ts";
@@ -79,7 +80,8 @@ export async function openEngine(s0: EngineSettings, modelCheck: "sha256" | "siz
 
 /** `auto` on a hardware GPU runs a packaged model's GPU form instead (src/engine/inference/gpu-form.ts). */
 async function chooseModel(s: EngineSettings): Promise<string> {
-  if (s.backend !== "auto" || s.modelsDir) return s.model;
+  // Without WebGPU (Node) there is no GPU form to choose: the manifest is not read for it.
+  if (s.backend !== "auto" || s.modelsDir || !hasWebGpu()) return s.model;
   const loaded = await loadManifest(join(PACKAGE_MODELS_DIR, "manifest.json"));
   return loaded.ok ? modelForBackend(loaded.manifest, s.model, s.backend) : s.model;
 }
