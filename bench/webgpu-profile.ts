@@ -7,19 +7,24 @@
 //   - per run: compute dispatches (kernels), queue submissions, buffers created (and their
 //     bytes), writes to buffers, buffer-to-buffer copies, and mapAsync waits with the
 //     time spent in them (a CPU hand-off or a read-back each);
+//   - the engine's own mask session (src/engine/inference/session.ts) on a 1024² picture, fed
+//     as it is by default (input and output in GPU buffers, webgpu-io.ts) and with CPU
+//     tensors: wall time per warm run, bytes to mask, with the same counts;
 //   - the nodes ORT placed off the GPU (scripts/webgpu-placement.ts), with their op types.
 // GPU kernel time is the wall time less the waits it cannot overlap; a run whose dispatches
 // are few and whose waits are one read-back is as close to the GPU's own time as ORT gets.
-//   deno run -A bench/webgpu-profile.ts <model> [runs]      prints one JSON line
+//   deno run -A bench/webgpu-profile.ts <model> [runs] [models dir]      prints one JSON line
 import { configureOrtWeb, importOrtWeb, ortWebSessionOptions } from "../src/engine/inference/backend-ort-web.ts";
+import { createMaskSession } from "../src/engine/inference/session.ts";
+import type { WebGpuFeed } from "../src/engine/inference/runner.ts";
 import { resolveModel } from "../src/engine/inference/manifest.ts";
 import { PACKAGE_MODELS_DIR, PACKAGE_WASM_DIR } from "../src/engine/assets/paths.ts";
 import { readFileSync } from "node:fs";
 import { webgpuPlacement } from "../scripts/webgpu-placement.ts";
 import { median } from "./median.ts";
 
-const [modelArg = "int8-static-gpu", runsArg = "5"] = process.argv.slice(2);
-const resolved = await resolveModel({ model: modelArg, modelsDir: PACKAGE_MODELS_DIR });
+const [modelArg = "int8-static-gpu", runsArg = "5", modelsDir = PACKAGE_MODELS_DIR] = process.argv.slice(2);
+const resolved = await resolveModel({ model: modelArg, modelsDir });
 if (!resolved.ok) throw new Error(resolved.title);
 const model = resolved;
 
@@ -86,6 +91,24 @@ const kept = await timed(gpuOut, runs + 1, false);
 await gpuOut.release();
 
 const round = (c: Counts) => Object.fromEntries(Object.entries(c).map(([k, v]) => [k, Math.round(v * 10) / 10]));
+/** The engine's mask session fed one way: warm runs' wall times (the first run is dropped) and the last run's counts. */
+async function maskSessionRuns(webgpuFeed: WebGpuFeed) {
+  const session = await createMaskSession({ model: model.entry, modelPath: model.path, backend: "webgpu", threads: 1, wasmDir: PACKAGE_WASM_DIR, webgpuFeed });
+  const rgb = new Uint8Array(h * w * 3).map((_, i) => (i * 37) & 255);
+  const ms: number[] = [];
+  for (let i = 0; i <= runs; i++) {
+    for (const k of Object.keys(counts)) delete counts[k];
+    const t = performance.now();
+    await session.run(rgb);
+    ms.push(performance.now() - t);
+  }
+  const last = { ...counts };
+  await session.dispose();
+  return { feed: session.webgpuFeed, warmMs: Math.round(median(ms.slice(1))), perWarmRun: round(last) };
+}
+const viaGpuBuffers = await maskSessionRuns("gpu-buffers");
+const viaTensors = await maskSessionRuns("tensors");
+
 const placement = await webgpuPlacement(model.path);
 console.log(
   JSON.stringify({
@@ -97,6 +120,7 @@ console.log(
     warmRunsMs: read.ms.slice(1).map(Math.round),
     perWarmRun: round(read.counts),
     perWarmRunOutputOnGpu: round(kept.counts),
+    maskSession: { gpuBuffers: viaGpuBuffers, tensors: viaTensors },
     placement,
   }),
 );

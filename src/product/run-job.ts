@@ -21,7 +21,7 @@ export interface ProductDeps {
   isShuttingDown: () => boolean;
   log?: (event: Record<string, unknown>) => void;
   /** X-PD-Model on every cut-out: "name/version" of the model the engine runs. */
-  modelLabel?: string;
+  modelLabel?: () => string | undefined;
   /** Where stage times are reported (the metrics); absent in most tests. */
   observe?: ProductObserver;
 }
@@ -70,6 +70,7 @@ export function createJobRunner(deps: ProductDeps): JobRunner {
       });
       if (!result.ok) return fail(result.code, result.title);
       serviceMs = result.processingMs;
+      const label = deps.modelLabel?.();
       deps.log?.({ msg: "removed", requestId: job.requestId, width: result.width, height: result.height, ...result.timings });
       observeStages(deps.observe, deps.now() - queuedAt, result);
       return {
@@ -80,7 +81,7 @@ export function createJobRunner(deps: ProductDeps): JobRunner {
         height: result.height,
         processingMs: result.processingMs,
         foreground: result.foreground,
-        ...(deps.modelLabel ? { model: deps.modelLabel } : {}),
+        ...(label ? { model: label } : {}),
         ...(result.modelInput ? { modelInput: `${result.modelInput.width}x${result.modelInput.height}` } : {}),
         ...(result.uncertainty !== undefined ? { uncertainty: result.uncertainty } : {}),
       };

@@ -1,6 +1,6 @@
 // Builds every long-lived dependency from the config: stores, limiter, money, keys,
 // the removal engine. main.ts and the tests build the service the same way.
-import { basename, join } from "node:path";
+import { join } from "node:path";
 import { createAccounts, type Accounts } from "../accounts/index.ts";
 import { createBilling, createRequestLog, createTestQuota, type Billing, type RequestLog, type TestQuota } from "../billing/index.ts";
 import { ConfigError, type Config } from "../config.ts";
@@ -40,7 +40,7 @@ export interface Services {
   engine?: Engine;
   admission?: Admission;
   /** X-PD-Model: what the engine runs, "name/version" (absent without an engine). */
-  modelLabel?: string;
+  modelLabel?: () => string | undefined;
   productBudget: ByteBudget;
   gatewayBudget: ByteBudget;
   /** Console mail: SMTP when SMTP_URL is set, else the outbox table. */
@@ -94,10 +94,13 @@ export async function createServices(config: Config, opts: ServiceOptions): Prom
   if (engine && admission) {
     engine.whenReady().then(
       () => {
-        // No warm-up inference to calibrate from: admission keeps its starting guess until
-        // the first real job reports (docs/DECISIONS.md, "Admission's first estimate").
+        // On the CPU no warm-up inference to calibrate from: admission keeps its starting
+        // guess until the first real job reports. On a GPU the start ends with a timed warm
+        // run, the GPU's own time (docs/DECISIONS.md, "Admission's first estimate").
         const st = engine.state();
-        opts.log({ level: "info", msg: "engine ready", backend: st.backend, poolSize: st.poolSize, bandHelpers: st.bandHelpers });
+        if (st.warmRunMs !== undefined) admission.calibrate(st.warmRunMs);
+        const { backend, model, poolSize, bandHelpers, warmRunMs, gpuFallback } = st;
+        opts.log({ level: gpuFallback ? "warn" : "info", msg: "engine ready", backend, model, poolSize, bandHelpers, warmRunMs, gpuFallback });
       },
       () => {}, // a failed start is reported through engine.state() and /readyz
     );
@@ -127,7 +130,7 @@ export async function createServices(config: Config, opts: ServiceOptions): Prom
     keys: createKeyService({ db, now, pepper, known }),
     engine,
     admission,
-    modelLabel: engine ? await modelLabelFor(labelledModel(engine, servedModel(config)), config.MODELS_DIR ?? PACKAGE_MODELS_DIR, config.MODEL_CARD) : undefined,
+    modelLabel: engine ? await runningModelLabel(engine, config) : undefined,
     productBudget: createByteBudget(config.RECEIVE_BUDGET_BYTES),
     gatewayBudget: createByteBudget(config.RECEIVE_BUDGET_BYTES),
     metrics,
@@ -160,6 +163,7 @@ async function buildEngine(config: Config): Promise<Engine> {
       workers: config.POOL_SIZE,
       stubDelayMs: config.STUB_DELAY_MS,
       collectCallingThread: true,
+      warmUpOnGpu: true,
     });
   } catch (err) {
     if (!(err instanceof InferenceError) || err.code !== "model_unavailable") throw err;
@@ -180,12 +184,14 @@ function throttled(log: ServiceOptions["log"], msg: string) {
 }
 
 /**
- * What X-PD-Model names: the model the engine runs where it is not the one configured
- * (auto's GPU form of the default on a GPU host), else the configured one, whose path
- * (for a file of the operator's own) the label reads.
+ * X-PD-Model as the engine runs: auto's GPU form of the default on a GPU host while it
+ * runs, else the configured model (also after the GPU form gave way to it, open-engine.ts),
+ * whose path (for a file of the operator's own) the label reads.
  */
-function labelledModel(engine: Engine, configured: string): string {
-  const running = engine.state().model;
-  const stem = basename(configured.trim()).replace(/\.onnx$/i, "");
-  return running !== undefined && running !== stem && running !== configured.trim() ? running : configured;
+async function runningModelLabel(engine: Engine, config: Config): Promise<() => string | undefined> {
+  const modelsDir = config.MODELS_DIR ?? PACKAGE_MODELS_DIR;
+  const configured = await modelLabelFor(servedModel(config), modelsDir, config.MODEL_CARD);
+  const first = engine.state();
+  const gpuForm = first.gpuForm && first.model !== undefined ? await modelLabelFor(first.model, modelsDir) : undefined;
+  return () => (gpuForm !== undefined && engine.state().gpuForm ? gpuForm : configured);
 }

@@ -107,6 +107,37 @@ gpuTest("backend webgpu runs the model on the software adapter and gives the Web
   }
 });
 
+gpuTest("fed through GPU buffers, picture after picture gives WebAssembly's mask and the CPU-tensor feed's", async () => {
+  // The session's input and output stay on the GPU (webgpu-io.ts): the picture goes up as
+  // bytes and a compute pass makes the model's input. Several different pictures in a row,
+  // so a buffer bound once and read stale (the next picture getting the first one's mask)
+  // fails, as would a wrong channel, plane or normalisation.
+  const { tiny, resolved } = await tinyModel();
+  const open = (backend: BackendChoice, webgpuFeed?: "gpu-buffers" | "tensors") =>
+    createMaskSession({ model: resolved.entry, modelPath: resolved.path, backend, threads: 1, wasmDir: PACKAGE_WASM_DIR, webgpuFeed });
+  // One at a time: ORT refuses to create two WebGPU sessions at once.
+  const buffers = await open("webgpu");
+  const tensors = await open("webgpu", "tensors");
+  const cpu = await open("wasm");
+  try {
+    assert(buffers.webgpuFeed === "gpu-buffers", `the default WebGPU feed is ${buffers.webgpuFeed}`);
+    assert(tensors.webgpuFeed === "tensors", `asked for CPU tensors, fed ${tensors.webgpuFeed}`);
+    const pictures = [picture(), picture().map((v, i) => (i % 3 === 0 ? 255 - v : v)), picture().reverse(), picture().map((v) => v >> 1)];
+    const first = await buffers.run(pictures[0]!);
+    for (const [k, rgb] of pictures.entries()) {
+      const [viaBuffers, viaTensors, onCpu] = [await buffers.run(rgb), await tensors.run(rgb), await cpu.run(rgb)];
+      if (k > 0) assert(maskDifference(first, onCpu) > 10, `picture ${k} has the first picture's mask on the CPU: the pictures do not differ enough`);
+      const worst = maskDifference(onCpu, viaBuffers);
+      assert(worst <= 1, `picture ${k}: the GPU-buffer feed and WebAssembly differ by up to ${worst} levels`);
+      const feeds = maskDifference(viaTensors, viaBuffers);
+      assert(feeds <= 1, `picture ${k}: the two WebGPU feeds differ by up to ${feeds} levels`);
+    }
+  } finally {
+    await Promise.all([buffers.dispose(), tensors.dispose(), cpu.dispose()]);
+    tiny.remove();
+  }
+});
+
 gpuTest("the default model's form (static int8 QDQ pairs) runs on webgpu and gives the WebAssembly mask", async () => {
   // The tiny graph rewritten as the default model is (derive.ts, quantiseStatic), with
   // ranges of the right kind for its two quantised tensors. WebGPU runs the pairs as
@@ -235,6 +266,25 @@ gpuTest("a WebGPU engine has one session (one GPU) whatever the worker count ask
       assert(st.model === "tiny", `the engine reports model ${st.model}`);
     } finally {
       await engine.dispose();
+    }
+  } finally {
+    tiny.remove();
+  }
+});
+
+gpuTest("with warmUpOnGpu (the service's) a WebGPU engine runs before it is ready and reports the warm run's time; on WebAssembly it does not", async () => {
+  const tiny = writeTinyModel(SIZE, SIZE);
+  try {
+    for (const backend of ["webgpu", "wasm"] as const) {
+      const engine = await openEngine({ model: tiny.path, backend, workers: 1, threads: 1, warmUpOnGpu: true });
+      try {
+        await engine.whenReady();
+        const { warmRunMs } = engine.state();
+        if (backend === "webgpu") assert(typeof warmRunMs === "number" && warmRunMs > 0, `a WebGPU engine's warm run: ${warmRunMs}`);
+        else assert(warmRunMs === undefined, `a WebAssembly engine warmed up (${warmRunMs} ms)`);
+      } finally {
+        await engine.dispose();
+      }
     }
   } finally {
     tiny.remove();

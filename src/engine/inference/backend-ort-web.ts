@@ -16,6 +16,7 @@ import { InferenceError, messageOf } from "./errors.ts";
 import type { ModelEntry } from "./manifest.ts";
 import { readModelBytes } from "./model-bytes.ts";
 import { checkGraphNames, inputDims, type RunnerOptions, type TensorRunner } from "./runner.ts";
+import { createWebGpuIo, outputOnGpu, type WebGpuIo } from "./webgpu-io.ts";
 
 type OrtModule = typeof Ort;
 
@@ -93,7 +94,8 @@ export const ortWebSessionOptions = (provider: "wasm" | "webgpu"): Ort.Inference
 });
 
 async function startSession(ort: OrtModule, bytes: Uint8Array, opts: RunnerOptions, provider: "wasm" | "webgpu") {
-  const session = await ort.InferenceSession.create(bytes, ortWebSessionOptions(provider));
+  const gpuBuffers = provider === "webgpu" && (opts.webgpuFeed ?? "gpu-buffers") === "gpu-buffers";
+  const session = await ort.InferenceSession.create(bytes, { ...ortWebSessionOptions(provider), ...(gpuBuffers ? outputOnGpu(opts.model) : {}) });
   const problem = checkGraphNames(opts.model, session.inputNames, session.outputNames);
   if (problem) {
     await session.release();
@@ -152,8 +154,10 @@ export async function createOrtWebRunner(opts: RunnerOptions, preference: "wasm"
   }
   const { ort, session, backend } = started;
 
+  let gpuIo: WebGpuIo | undefined;
   try {
     await model.verified;
+    if (backend === "webgpu" && (opts.webgpuFeed ?? "gpu-buffers") === "gpu-buffers") gpuIo = await createWebGpuIo(ort, session, opts.model);
   } catch (err) {
     await session.release();
     throw err;
@@ -161,6 +165,7 @@ export async function createOrtWebRunner(opts: RunnerOptions, preference: "wasm"
 
   return {
     backend,
+    ...(gpuIo ? { runRgb: (rgb: Uint8Array, height: number, width: number) => gpuIo.run(rgb, height, width) } : {}),
     async run(input, height, width) {
       const feeds = { [opts.model.inputName]: new ort.Tensor("float32", input, inputDims(opts.model, height, width)) };
       const out = await session.run(feeds, [opts.model.outputName]);
@@ -171,7 +176,10 @@ export async function createOrtWebRunner(opts: RunnerOptions, preference: "wasm"
       tensor.dispose();
       return data;
     },
-    dispose: () => session.release(),
+    dispose: async () => {
+      gpuIo?.dispose();
+      await session.release();
+    },
   };
 }
 

@@ -8,14 +8,28 @@ export interface TensorRunner {
   backend: TensorBackend;
   /** input: float32 [1, 3, height, width] or, for an NHWC card, [1, height, width, 3] (inputDims); returns the output the card names. */
   run(input: Float32Array, height: number, width: number): Promise<ArrayLike<number>>;
+  /**
+   * RGB bytes (3 a pixel, row-major) in, the same output back: a runner that makes the
+   * input tensor itself, from the card (WebGPU, on the GPU: webgpu-io.ts). The session
+   * then skips making the float tensor on the CPU.
+   */
+  runRgb?(rgb: Uint8Array, height: number, width: number): Promise<ArrayLike<number>>;
   dispose(): Promise<void>;
 }
+
+/**
+ * How a WebGPU session is fed: "gpu-buffers" (the default) keeps its input and output on the
+ * GPU (webgpu-io.ts); "tensors" hands ONNX Runtime CPU tensors, as WebAssembly is fed
+ * (kept so bench/webgpu-profile.ts can time one against the other).
+ */
+export type WebGpuFeed = "gpu-buffers" | "tensors";
 
 export interface RunnerOptions {
   model: BoundModel;
   modelPath: string;
   threads: number;
   wasmDir: string;
+  webgpuFeed?: WebGpuFeed;
 }
 
 /** The graph must have the manifest's input and output, or every run would fail later. */

@@ -5,7 +5,7 @@ import { InferenceError, messageOf } from "./errors.ts";
 import type { BoundModel } from "./model-card.ts";
 import { createStubRunner } from "./backend-stub.ts";
 import { outputToMask, rgbToTensor } from "./tensor.ts";
-import type { TensorRunner } from "./runner.ts";
+import type { TensorRunner, WebGpuFeed } from "./runner.ts";
 
 export type BackendChoice = "auto" | "wasm" | "webgpu" | "native" | "stub";
 export type ActiveBackend = "wasm" | "webgpu" | "native" | "stub";
@@ -22,6 +22,8 @@ export interface MaskSessionOptions {
   wasmDir: string;
   /** Stub only: how long each run takes. */
   stubDelayMs?: number;
+  /** WebGPU only: how the session is fed (runner.ts); default "gpu-buffers". */
+  webgpuFeed?: WebGpuFeed;
 }
 
 export interface InputSize {
@@ -35,6 +37,8 @@ export interface MaskSession {
   inputSize: InputSize;
   /** The sizes the graph takes besides inputSize (the manifest's `sizes`); absent: inputSize only. */
   sizes?: BoundModel["sizes"];
+  /** On WebGPU: how its runs are fed (runner.ts), as started, not as asked. */
+  webgpuFeed?: WebGpuFeed;
   /**
    * rgb: `size` (default inputSize), 3 bytes per pixel, row-major; `size` must be one the
    * model takes (sizeProblem). Resolves to a mask of the same size, 1 byte per pixel.
@@ -84,21 +88,24 @@ export async function createMaskSession(opts: MaskSessionOptions): Promise<MaskS
   // for a 1024² model, new pages for the kernel to fault in on every run otherwise. Grown
   // for a larger input; a smaller one uses its start.
   let inputBuffer: Float32Array<ArrayBuffer> | undefined;
+  const tensorOf = (rgb: Uint8Array, width: number, height: number) => {
+    const values = width * height * 3;
+    if (!inputBuffer || inputBuffer.length < values) inputBuffer = new Float32Array(Math.max(values, width0 * height0 * 3));
+    return rgbToTensor(rgb, width, height, opts.model, inputBuffer.subarray(0, values));
+  };
   return {
     backend: runner.backend,
     inputSize,
     sizes,
+    ...(runner.backend === "webgpu" ? { webgpuFeed: runner.runRgb ? ("gpu-buffers" as const) : ("tensors" as const) } : {}),
     run(rgb, size = inputSize) {
       const next = tail.then(async () => {
         if (disposed) throw new InferenceError("shutting_down", "mask session is disposed");
         checkInput(rgb, size);
         const { width, height } = size;
-        const values = width * height * 3;
-        if (!inputBuffer || inputBuffer.length < values) inputBuffer = new Float32Array(Math.max(values, width0 * height0 * 3));
-        const input = rgbToTensor(rgb, width, height, opts.model, inputBuffer.subarray(0, values));
         let output: ArrayLike<number>;
         try {
-          output = await runner.run(input, height, width);
+          output = runner.runRgb ? await runner.runRgb(rgb, height, width) : await runner.run(tensorOf(rgb, width, height), height, width);
         } catch (err) {
           if (err instanceof InferenceError) throw err;
           throw new InferenceError("inference_failed", `inference failed: ${messageOf(err)}`, { cause: err });
@@ -136,7 +143,7 @@ export function sizeProblem(model: Pick<MaskSession, "inputSize" | "sizes">, siz
 }
 
 async function createRunner(opts: MaskSessionOptions): Promise<TensorRunner> {
-  const runnerOpts = { model: opts.model, modelPath: opts.modelPath, threads: opts.threads, wasmDir: opts.wasmDir };
+  const runnerOpts = { model: opts.model, modelPath: opts.modelPath, threads: opts.threads, wasmDir: opts.wasmDir, webgpuFeed: opts.webgpuFeed };
   switch (opts.backend) {
     case "native": {
       const { createNativeRunner } = await import("./backend-native.ts");

@@ -20,8 +20,7 @@ export function rgbToTensor(rgb: Uint8Array, width: number, height: number, c: I
     throw new RangeError(`expected ${plane * 3} RGB bytes for ${width}x${height}, got ${rgb.length}`);
   }
   if (out.length !== plane * 3) throw new RangeError(`expected room for ${plane * 3} values, got ${out.length}`);
-  // "max": the picture's own largest value, as U²-Net's loader divides by; an all-black picture keeps 255.
-  const divisor = (c.scale ?? CARD_DEFAULTS.scale) === "max" ? largest(rgb) || 255 : 255;
+  const divisor = inputDivisor(rgb, c.scale);
   const tables = [0, 1, 2].map((ch) => {
     const t = new Float32Array(256);
     for (let v = 0; v < 256; v++) t[v] = (v / divisor - c.mean[ch]!) / c.std[ch]!;
@@ -47,10 +46,15 @@ export function rgbToTensor(rgb: Uint8Array, width: number, height: number, c: I
   return out;
 }
 
-function largest(bytes: Uint8Array): number {
+/**
+ * What each byte is divided by before mean and std: 255, or for scale "max" the picture's
+ * own largest value, as U²-Net's loader divides by (an all-black picture keeps 255).
+ */
+export function inputDivisor(rgb: Uint8Array, scale: ModelCard["scale"] | undefined): number {
+  if ((scale ?? CARD_DEFAULTS.scale) !== "max") return 255;
   let max = 0;
-  for (let i = 0; i < bytes.length; i++) if (bytes[i]! > max) max = bytes[i]!;
-  return max;
+  for (let i = 0; i < rgb.length; i++) if (rgb[i]! > max) max = rgb[i]!;
+  return max || 255;
 }
 
 /** rgbToTensor for an RGB, NCHW, divide-by-255 contract. */

@@ -17,6 +17,7 @@ import { isModelMismatch } from "../inference/model-bytes.ts";
 import { createMaskSession, type BackendChoice } from "../inference/session.ts";
 import { createEngine, type Engine } from "../pipeline/engine.ts";
 import { createInlineEngine } from "../pipeline/inline-engine.ts";
+import { startingOrFallingBack, withGpuFallback } from "./gpu-fallback.ts";
 
 /** The model an engine runs when none is named (the service applies it to an unset MODEL). */
 export { DEFAULT_MODEL } from "../inference/default-model.ts";
@@ -35,6 +36,8 @@ export interface EngineSettings {
   stubDelayMs?: number;
   /** The service's: see EngineOptions.collectCallingThread (src/engine/pipeline/engine.ts). */
   collectCallingThread?: boolean;
+  /** The service's: see EngineOptions.warmUpOnGpu. */
+  warmUpOnGpu?: boolean;
 }
 
 /**
@@ -44,17 +47,28 @@ export interface EngineSettings {
  * loads, while it starts (src/engine/inference/model-bytes.ts). `modelCheck: "sha256"` hashes
  * it here first and rebuilds it when damaged (openReadyEngine's second try).
  */
-export async function openEngine(s0: EngineSettings, modelCheck: "sha256" | "size" = "size"): Promise<Engine> {
-  const s = { ...s0, model: await chooseModel(s0) };
+export async function openEngine(s: EngineSettings, modelCheck: "sha256" | "size" = "size"): Promise<Engine> {
+  const gpuForm = await chooseModel(s);
+  if (gpuForm === s.model) return openModel(s, modelCheck, false);
+  // auto's GPU form runs on the GPU or not at all: on WebAssembly it is slower than the
+  // model it stands for (float against int8 kernels). If it does not start there, whether
+  // while opening or while its worker starts, the engine is the model asked for on the CPU.
+  const onCpu = () => openModel({ ...s, backend: "wasm" }, modelCheck, false);
+  let gpu: Engine;
+  try {
+    gpu = await openModel({ ...s, model: gpuForm }, modelCheck, true);
+  } catch (err) {
+    return withGpuFallback(await onCpu(), messageOf(err));
+  }
+  return startingOrFallingBack(gpu, onCpu);
+}
+
+async function openModel(s: EngineSettings, modelCheck: "sha256" | "size", gpuForm: boolean): Promise<Engine> {
   // The stub reads no model or runtime file: nothing to check or build for it.
   const dirs =
     s.backend === "stub" ? { modelsDir: s.modelsDir ?? PACKAGE_MODELS_DIR, wasmDir: PACKAGE_WASM_DIR } : await locateAssets({ ...s, modelCheck });
   const model = await resolveCardedModel({ model: s.model, card: s.card, modelsDir: dirs.modelsDir });
   if (!model.ok) throw new InferenceError(model.code, model.title);
-  // auto's GPU form runs on the GPU or not at all: on WebAssembly it is slower than the
-  // model it stands for (float against int8 kernels), so a failed GPU start is an error
-  // here, and openReadyEngine falls back to the CPU's own form.
-  const gpuForm = s.model !== s0.model;
   const session = {
     model: s.backend === "stub" ? stubModel(model.card) : await boundToGraph(model),
     modelPath: model.path,
@@ -66,15 +80,15 @@ export async function openEngine(s0: EngineSettings, modelCheck: "sha256" | "siz
   // One WebGPU session per process (one GPU): sessions of their own would each hold the
   // model's weights on the GPU and take turns on it anyway; the pool's queue in front of
   // the one worker orders the jobs. auto's GPU form always runs there.
-  const onGpu = s.backend === "webgpu" || gpuForm;
+  const onGpu = session.backend === "webgpu";
   const workers = onGpu ? Math.min(s.workers, 1) : s.workers;
   const engine =
     workers === 0
       ? createInlineEngine(await createMaskSession(session))
-      : createEngine({ poolSize: workers, session, collectCallingThread: s.collectCallingThread });
+      : createEngine({ poolSize: workers, session, collectCallingThread: s.collectCallingThread, warmUpOnGpu: s.warmUpOnGpu });
   // Which model runs (the GPU form, when auto chose it) is part of the engine's state.
   const state = engine.state.bind(engine);
-  engine.state = () => ({ ...state(), model: model.name });
+  engine.state = () => ({ ...state(), model: model.name, ...(gpuForm ? { gpuForm } : {}) });
   return engine;
 }
 
@@ -114,8 +128,6 @@ export async function openReadyEngine(s: EngineSettings): Promise<Engine> {
   try {
     return await ready(await openEngine(s));
   } catch (err) {
-    // auto chose a GPU form that did not start on the GPU: the model asked for, on WebAssembly.
-    if (s.backend === "auto" && err instanceof InferenceError && /webgpu/i.test(err.message)) return openReadyEngine({ ...s, backend: "wasm" });
     if (!isModelMismatch(err) || s.modelsDir) throw err;
   }
   return ready(await openEngine(s, "sha256"));

@@ -1,7 +1,8 @@
 // The removal engine: a pool of workers, each with one model session, running the
 // whole pipeline. Built once at start; the sessions start in the background so the HTTP
 // server can answer /healthz (and 503 service_not_ready) meanwhile. Ready means every
-// worker holds a created session; no inference is run before the first job.
+// worker holds a created session; no inference is run before the first job, except on a
+// GPU with warmUpOnGpu (the service), where the shaders are compiled before it.
 import { moduleBeside } from "../inference/module-url.ts";
 import { createWorkerPool, type WorkerPool } from "../inference/pool.ts";
 import type { createMaskSession } from "../inference/session.ts";
@@ -9,6 +10,9 @@ import type { PipelineJob, PipelineResult } from "./pipeline.ts";
 import { exposedGc, releasesAfter, RELEASE_WHEN_IDLE_MS } from "./release-memory.ts";
 
 export type SessionSettings = Parameters<typeof createMaskSession>[0];
+
+/** A pool worker's settings: its session's, and whether a session on a GPU runs before it reports ready. */
+export type WorkerSettings = SessionSettings & { warmUpOnGpu?: boolean };
 
 export interface EngineState {
   ready: boolean;
@@ -21,12 +25,19 @@ export interface EngineState {
   queued: number;
   /** Helper threads each worker splits its pixel steps with (pipeline-bands.ts); 0: none. */
   bandHelpers?: number;
+  /** A warm inference's milliseconds, measured at start (a session on a GPU, with warmUpOnGpu). */
+  warmRunMs?: number;
+  /** The model is auto's GPU form of the one asked for (open-engine.ts). */
+  gpuForm?: boolean;
+  /** Why auto's GPU form did not start, when the engine runs the CPU's model instead (open-engine.ts). */
+  gpuFallback?: string;
 }
 
 /** What a pipeline worker's init reports (pipeline-worker.ts). */
 export interface PipelineWorkerInfo {
   backend: string;
   bandHelpers: number;
+  warmRunMs?: number;
 }
 
 export interface Engine {
@@ -44,6 +55,12 @@ export interface Engine {
 export interface EngineOptions {
   poolSize: number;
   session: SessionSettings;
+  /**
+   * A session that starts on a GPU runs twice before the worker reports ready (the
+   * service's): the first run compiles every kernel's shaders, the second is timed
+   * (EngineState.warmRunMs).
+   */
+  warmUpOnGpu?: boolean;
   startTimeoutMs?: number;
   /**
    * Also collect the calling thread's garbage once idle after a large job, where gc() is
@@ -56,19 +73,22 @@ export function createEngine(opts: EngineOptions): Engine {
   const pool: WorkerPool<PipelineJob, PipelineResult> = createWorkerPool<PipelineJob, PipelineResult>({
     size: opts.poolSize,
     workerUrl: moduleBeside(import.meta.url, "./pipeline-worker"),
-    workerData: opts.session,
+    workerData: { ...opts.session, warmUpOnGpu: opts.warmUpOnGpu } satisfies WorkerSettings,
     startTimeoutMs: opts.startTimeoutMs ?? 300_000,
   });
   let ready = false;
   let failed: string | undefined;
   let backend: string | undefined;
   let bandHelpers: number | undefined;
+  let warmRunMs: number | undefined;
   const warm = pool.ready().then(
     (info) => {
       ready = true;
       backend = (info as { backend?: string } | undefined)?.backend;
       // Every worker starts the same way; the first one's report stands for all.
-      bandHelpers = (info.workers[0] as PipelineWorkerInfo | undefined)?.bandHelpers;
+      const first = info.workers[0] as PipelineWorkerInfo | undefined;
+      bandHelpers = first?.bandHelpers;
+      warmRunMs = first?.warmRunMs;
     },
     (err: unknown) => {
       failed = err instanceof Error ? err.message : String(err);
@@ -98,7 +118,7 @@ export function createEngine(opts: EngineOptions): Engine {
     whenReady: () => warm,
     state() {
       const s = pool.stats();
-      return { ready, failed, backend: backend ?? s.backend, poolSize: s.size, busy: s.busy, queued: s.queued, bandHelpers };
+      return { ready, failed, backend: backend ?? s.backend, poolSize: s.size, busy: s.busy, queued: s.queued, bandHelpers, warmRunMs };
     },
     async run(job, signal) {
       if (opts.collectCallingThread && releasesAfter(job.image)) owed = true; // read before the buffer moves to the worker

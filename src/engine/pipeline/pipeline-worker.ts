@@ -4,7 +4,7 @@
 import { serveWorker } from "../inference/worker-host.ts";
 import { createMaskSession, type MaskSession } from "../inference/session.ts";
 import { runPipeline, type PipelineJob, type PipelineResult } from "./pipeline.ts";
-import type { PipelineWorkerInfo, SessionSettings } from "./engine.ts";
+import type { PipelineWorkerInfo, WorkerSettings } from "./engine.ts";
 import { startThreadBands, type ThreadBands } from "./pipeline-bands.ts";
 import { exposedGc, releasesAfter, RELEASE_WHEN_IDLE_MS } from "./release-memory.ts";
 import { releaseDefaultCodecs } from "../imaging/codecs.ts";
@@ -22,6 +22,15 @@ function collectAfterJob(): void {
   exposedGc()?.();
 }
 
+/** Two runs of a mid-grey picture at the model's own size; the second one's milliseconds. */
+async function warmUp(s: MaskSession): Promise<number> {
+  const grey = new Uint8Array(s.inputSize.width * s.inputSize.height * 3).fill(128);
+  await s.run(grey);
+  const t0 = performance.now();
+  await s.run(grey);
+  return performance.now() - t0;
+}
+
 /** What is kept for the next large job: the decoders' instances, the band arena and the input tensor. */
 function releaseWhenIdle(): void {
   idleRelease = undefined;
@@ -31,16 +40,19 @@ function releaseWhenIdle(): void {
   exposedGc()?.();
 }
 
-serveWorker<SessionSettings, PipelineJob, PipelineResult, PipelineWorkerInfo>({
-  init: async (settings) => {
+serveWorker<WorkerSettings, PipelineJob, PipelineResult, PipelineWorkerInfo>({
+  init: async ({ warmUpOnGpu, ...settings }) => {
     // Helpers start while the session loads; without them the bands run on this thread.
     const helpers = startThreadBands(settings.threads - 1);
     session = await createMaskSession(settings);
     bands = await helpers;
-    // No warm-up run: the first job pays what a first run costs beyond later ones (the
-    // runtime's heap growing to its working size, about 1 s on the 2-core machine) instead
-    // of every start paying a whole inference nobody asked for (docs/MODEL.md, "Memory").
-    return { backend: session.backend, bandHelpers: bands ? bands.parts - 1 : 0 };
+    // On the CPU no warm-up run: the first job pays what a first run costs beyond later
+    // ones (the runtime's heap growing to its working size, about 1 s on the 2-core
+    // machine) instead of every start paying a whole inference nobody asked for
+    // (docs/MODEL.md, "Memory"). On a GPU the first run compiles every kernel's shaders;
+    // the service has those compiled before it takes a job (docs/DECISIONS.md).
+    const warmRunMs = warmUpOnGpu && session.backend === "webgpu" ? await warmUp(session) : undefined;
+    return { backend: session.backend, bandHelpers: bands ? bands.parts - 1 : 0, warmRunMs };
   },
   handle: async (job) => {
     if (!session) throw new Error("worker used before init");
