@@ -108,9 +108,14 @@ HEALTHCHECK --interval=15s --timeout=5s --start-period=120s --retries=3 \
 # against 1,215-1,272, with no more CPU per call and the same time to ready
 # (docs/DECISIONS.md, "One V8 platform thread in the image").
 # --expose-gc lets each pool worker collect a large job's buffers, in its own thread and
-# its band helpers', right after answering, and give back the decoder's heap and the band
-# memory it would otherwise keep (src/engine/pipeline/release-memory.ts).
-CMD ["node", "--v8-pool-size=1", "--expose-gc", "dist/main.js"]
+# its band helpers', and give back the decoder's heap, the band memory and the input tensor
+# once the pool has no job for it (src/engine/pipeline/release-memory.ts).
+# --no-concurrent-array-buffer-sweeping: those collections then free the buffers (the
+# decoder's WebAssembly heap among them) inside the gc() call, not in a task queued for the
+# one platform thread, which after a first inference is busy compiling the runtime's hot
+# functions: the memory came back 5-90 ms after the answer, often after the client had it
+# (docs/DECISIONS.md, "Memory back after a large job").
+CMD ["node", "--v8-pool-size=1", "--expose-gc", "--no-concurrent-array-buffer-sweeping", "dist/main.js"]
 
 # ---- native (opt-in: --target native): onnxruntime-node with this platform's binaries
 # only (the package carries macOS, Windows and both Linux architectures), backend native.

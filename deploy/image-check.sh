@@ -106,9 +106,10 @@ load_after=$(cut -d' ' -f1-3 /proc/loadavg)
 kib() { awk -v k="$1" '$1 == k":" { print $2 }' "/proc/$pid/status" 2>/dev/null; }
 rss_kib=$(kib VmRSS || true)
 hwm_kib=$(kib VmHWM || true)
-# And at rest: a pool worker that stays idle after a large job gives back what it keeps
-# for the next one a second later (src/engine/pipeline/release-memory.ts), so the memory
-# the service holds between calls is read REST_S seconds after the call.
+# And at rest: a pool worker gives back what a large job made it keep once the pool has no
+# job for it, but the HTTP thread collects its share a second after the call
+# (src/engine/pipeline/release-memory.ts), so the memory the service holds between calls
+# is read REST_S seconds after the call.
 sleep "$REST_S"
 rest_kib=$(kib VmRSS || true)
 # Where the RSS sits: each WebAssembly memory and each malloc arena is an anonymous mapping

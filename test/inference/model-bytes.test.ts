@@ -41,6 +41,12 @@ test("readModelBytes: the bytes as read, verified against the manifest's sha256,
   assert.match(err.message, new RegExp(sha256));
 
   await assert.rejects(readModelBytes(join(work, "missing.onnx"), { sha256 }), (e: unknown) => e instanceof InferenceError && e.code === "model_unavailable");
+
+  // Dropped as soon as read: the memory goes, and the hash, which took its own copy, still holds.
+  const dropped = await readModelBytes(path, { sha256 });
+  dropped.drop();
+  assert.equal(dropped.bytes.byteLength, 0, "the buffer was detached");
+  await dropped.verified;
 });
 
 test("a wasm session refuses a model file of the right size whose bytes differ", { skip: !haveModel, timeout: 300_000 }, async () => {

@@ -43,6 +43,21 @@ test("one worker takes queued jobs in FIFO order, one at a time", async () => {
   }
 });
 
+test("a worker hears idle after an answer when no job waits for it, not between queued jobs", async () => {
+  const p = pool(1);
+  try {
+    await p.ready();
+    const queued = await Promise.all([1, 2, 3].map((value) => p.run({ op: "echo", value, delayMs: 20 })));
+    assert.deepEqual(queued.map((o) => o.idles), [0, 0, 0], "each answer was followed by the next job");
+    const later = await p.run({ op: "echo", value: 4 });
+    assert.equal(later.idles, 1, "the answer that emptied the queue was followed by idle");
+    await assert.rejects(p.run({ op: "fail", message: "no" }));
+    assert.equal((await p.run({ op: "echo", value: 5 })).idles, 3, "an answer with an error counts too");
+  } finally {
+    await p.dispose();
+  }
+});
+
 test("jobs spread over free workers", async () => {
   const p = pool(2);
   try {

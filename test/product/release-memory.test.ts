@@ -1,7 +1,7 @@
 // A pool worker gives back what a large job made it hold (src/engine/pipeline/release-memory.ts):
 // which jobs are followed by a collection and an idle release, and that the jobs after
-// either (large or small, at once or after a pause) still give the same bytes: after a
-// release the decoder starts a fresh instance and the bands take fresh memory.
+// either (large or small, queued behind it or sent once the pool was idle) still give the
+// same bytes: after a release the decoder starts a fresh instance and the bands take fresh memory.
 // The release is on where gc() is exposed (the image runs node --expose-gc): this file
 // exposes it for its own thread and for every worker it starts, in a process of its own
 // (scripts/test-plan.mjs, OWN_PROCESS).
@@ -46,7 +46,7 @@ test("jobs over RELEASE_AFTER_PIXELS are followed by a collection and release; s
   assert.equal(releasesAfter(new Uint8Array([1, 2, 3])), false, "not an image");
 });
 
-test("after a large job is collected and released, the next large and small jobs give the same bytes", { skip: noGc }, async () => {
+test("after a large job is collected (a job queued behind it) or released (the pool idle), the next large and small jobs give the same bytes", { skip: noGc }, async () => {
   // 4.32 MP: over the limit, so the worker releases after it.
   const width = 2400;
   const height = 1800;
@@ -80,13 +80,12 @@ test("after a large job is collected and released, the next large and small jobs
       assert.ok(r.ok, !r.ok ? r.title : "");
       return r;
     };
-    const idle = () => new Promise((r) => setTimeout(r, RELEASE_WHEN_IDLE_MS + 500));
-    const first = await run(large);
-    const atOnce = await run(large); // collected after the first, nothing released
-    await idle();
+    // Sent together, the second waits in the queue: the worker collects before it and
+    // releases nothing. Each job awaited alone leaves the pool idle: the worker releases
+    // before the next one arrives.
+    const [first, atOnce] = await Promise.all([run(large), run(large)]);
     const afterRelease = await run(large);
-    const smallAfter = await run(small);
-    await idle();
+    const [, smallAfter] = await Promise.all([run(large), run(small)]);
     const smallAfterRelease = await run(small);
     assert.equal(first.width, width);
     assert.ok(Buffer.from(atOnce.png).equals(Buffer.from(first.png)), "a large job right after a large one: same PNG");

@@ -50,6 +50,7 @@ export async function createNativeRunner(opts: RunnerOptions): Promise<TensorRun
   } catch (err) {
     throw new InferenceError("model_unavailable", `cannot start a native session: ${messageOf(err)}`, { cause: err });
   }
+  model.drop(); // the session holds its own copy of the model
   try {
     await model.verified;
   } catch (err) {

@@ -127,7 +127,7 @@ export async function createOrtWebRunner(opts: RunnerOptions, preference: "wasm"
   }
   const tryGpu = await startsOnGpu(preference, opts.model);
   // The file's bytes go to the runtime as read (it copies them into its own heap) and are
-  // hashed meanwhile; they are dropped once the session holds the model.
+  // hashed meanwhile; they are freed once the session holds the model.
   const model = await readModelBytes(opts.modelPath, opts.model);
   const bytes = model.bytes;
 
@@ -153,6 +153,7 @@ export async function createOrtWebRunner(opts: RunnerOptions, preference: "wasm"
     started = { ort, session, backend: "wasm" };
   }
   const { ort, session, backend } = started;
+  model.drop(); // the session copied the model into the runtime's heap
 
   let gpuIo: WebGpuIo | undefined;
   try {

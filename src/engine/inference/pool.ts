@@ -1,5 +1,6 @@
 // A fixed-size pool of worker threads, each holding one model session. Jobs wait
-// in one FIFO queue and go to whichever worker is free; a worker runs one job at a time.
+// in one FIFO queue and go to whichever worker is free; a worker runs one job at a time,
+// and hears "idle" after an answer when no job is waiting for it.
 // A worker that dies mid-job fails that job (code inference_failed: the work had begun,
 // so it must not be resent) and is replaced, so the pool keeps its size. Nothing here
 // knows about models: the worker entry decides what init and a job mean.
@@ -134,6 +135,8 @@ export function createWorkerPool<Job, Out>(opts: PoolOptions): WorkerPool<Job, O
           if (msg.type === "result") job.resolve(unpackViews(msg.result));
           else job.reject(errorFrom("inference_failed", msg.error));
           dispatch();
+          // Nothing queued for it: the worker learns at once that no job follows its answer.
+          if (slot.state === "idle") worker.postMessage({ type: "idle" } satisfies ToWorker);
           break;
         }
         case "closed":

@@ -16,7 +16,11 @@ export interface WireError {
   code?: string;
 }
 
-export type ToWorker = { type: "job"; id: number; job: unknown } | { type: "close" };
+/**
+ * "idle": the pool has no job for this worker after its answer (its queue was empty), so
+ * the worker may give back what it keeps for a next job (WorkerHandler.idle).
+ */
+export type ToWorker = { type: "job"; id: number; job: unknown } | { type: "idle" } | { type: "close" };
 
 export type FromWorker =
   | { type: "ready"; info: unknown }

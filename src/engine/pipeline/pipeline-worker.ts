@@ -6,18 +6,24 @@ import { createMaskSession, type MaskSession } from "../inference/session.ts";
 import { runPipeline, type PipelineJob, type PipelineResult } from "./pipeline.ts";
 import type { PipelineWorkerInfo, WorkerSettings } from "./engine.ts";
 import { startThreadBands, type ThreadBands } from "./pipeline-bands.ts";
-import { exposedGc, releasesAfter, RELEASE_WHEN_IDLE_MS } from "./release-memory.ts";
+import { exposedGc, releasesAfter } from "./release-memory.ts";
 import { releaseDefaultCodecs } from "../imaging/codecs.ts";
 
 let session: MaskSession | undefined;
 /** Helper threads for the pixel steps: one per session thread beyond the first (pipeline-bands.ts). */
 let bands: ThreadBands | undefined;
 
-/** Pending while idle after a large job: drops the memory kept for the next one (release-memory.ts). */
-let idleRelease: ReturnType<typeof setTimeout> | undefined;
+/**
+ * After a large job (release-memory.ts), the pool's next message decides: a job that
+ * follows at once collects the last one's garbage first; "idle" also drops what is kept
+ * for a next large job. `garbage`: the last job was large; `kept`: one was since the last release.
+ */
+let garbage = false;
+let kept = false;
 
 /** The last job's garbage, in this thread and the band helpers'. */
 function collectAfterJob(): void {
+  garbage = false;
   bands?.collect();
   exposedGc()?.();
 }
@@ -31,9 +37,9 @@ async function warmUp(s: MaskSession): Promise<number> {
   return performance.now() - t0;
 }
 
-/** What is kept for the next large job: the decoders' instances, the band arena and the input tensor. */
+/** What is kept for the next large job: the decoders' instances, the band arena and the input tensor; then one collection. */
 function releaseWhenIdle(): void {
-  idleRelease = undefined;
+  garbage = kept = false;
   releaseDefaultCodecs();
   bands?.release();
   session?.releaseIdle?.();
@@ -56,25 +62,20 @@ serveWorker<WorkerSettings, PipelineJob, PipelineResult, PipelineWorkerInfo>({
   },
   handle: async (job) => {
     if (!session) throw new Error("worker used before init");
-    clearTimeout(idleRelease);
-    idleRelease = undefined;
+    if (garbage) collectAfterJob();
     const large = releasesAfter(job.image);
     try {
       const result = await runPipeline(job, session, bands);
       return { result, transfer: result.ok ? [result.png.buffer as ArrayBuffer] : [] };
     } finally {
-      // Once the answer is posted (a later turn of the event loop), every thread that held
-      // the job's buffers collects them; what is kept for the next large job goes back
-      // only if none comes within RELEASE_WHEN_IDLE_MS.
-      if (large) {
-        setImmediate(collectAfterJob);
-        idleRelease = setTimeout(releaseWhenIdle, RELEASE_WHEN_IDLE_MS);
-        idleRelease.unref?.();
-      }
+      if (large) garbage = kept = true;
     }
   },
+  // The pool has no job for this worker: nothing is kept for one that may not come soon.
+  idle: () => {
+    if (kept) releaseWhenIdle();
+  },
   dispose: async () => {
-    clearTimeout(idleRelease);
     await bands?.dispose();
     await session?.dispose();
   },

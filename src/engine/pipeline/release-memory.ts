@@ -4,14 +4,17 @@
 // does not collect them, and the JPEG decoder's heap (grown to the image's size) and the
 // band arena (sized to the job) are kept for the next job on purpose: after one paid 12 MP
 // call they held about 140 MiB of a 1.1 GiB service (docs/DEPLOY.md). Where the process
-// exposes V8's gc() (`node --expose-gc`, as the image runs), after a large job the worker
+// exposes V8's gc() (`node --expose-gc`, as the image runs), after a large job the pool's
+// next message to the worker decides (pipeline-worker.ts):
 //
-// - collects right after answering, in its own thread and every band helper: the job's
-//   garbage goes, and the next job costs nothing more (a collection of heaps of ~10 MB);
-// - once it has been idle RELEASE_WHEN_IDLE_MS, also drops the decoder instances, the
-//   band arena and the session's input tensor (12 MB), and collects again. The next large
-//   job then pays for fresh memory (on this VM ~0.2 s of CPU for a fresh decoder heap at
-//   12 MP, docs/DECISIONS.md), which jobs that follow each other without a pause never do.
+// - a job already queued for it: the worker first collects the last job's garbage, in its
+//   own thread and every band helper (a collection of heaps of ~10 MB), and keeps the rest,
+//   so jobs that follow each other never pay for fresh memory;
+// - "idle" (the pool had no job for it when it answered): it also drops the decoder
+//   instances, the band arena and the session's input tensor (12 MB), then collects. The
+//   memory is back as the answer goes out, not a while later; the next large job pays for
+//   fresh memory (on this VM ~0.2 s of CPU for a fresh decoder heap at 12 MP,
+//   docs/DECISIONS.md).
 //
 // The service's engine also collects its calling thread (the HTTP server's) once idle
 // after a large job (engine.ts, collectCallingThread); the library's leaves its caller's
@@ -28,7 +31,7 @@ import { readImageHeader } from "../imaging/header.ts";
  */
 export const RELEASE_AFTER_PIXELS = 4_000_000;
 
-/** How long a worker waits, with no job, before it drops what it keeps for the next large job. */
+/** How long the service's calling thread waits, with no job, before it collects after a large one (engine.ts). */
 export const RELEASE_WHEN_IDLE_MS = 1000;
 
 /** V8's gc() where this thread can call it (`--expose-gc`), else undefined. */

@@ -1,5 +1,6 @@
 // A pool worker for the pool tests: no model, just behaviours on demand. It counts the
-// jobs it handled, so tests can see order and which worker (threadId) answered.
+// jobs it handled and the pool's idle notices it heard, so tests can see order, which
+// worker (threadId) answered, and when the pool told it that no job followed.
 import { threadId } from "node:worker_threads";
 import { setTimeout as sleep } from "node:timers/promises";
 import { serveWorker } from "../../../src/engine/inference/worker-host.ts";
@@ -19,11 +20,14 @@ export type EchoJob =
 export interface EchoOut {
   value?: number;
   handled: number;
+  /** "idle" messages heard before this job. */
+  idles: number;
   threadId: number;
   byteSum?: number;
 }
 
 let handled = 0;
+let idles = 0;
 
 serveWorker<EchoData, EchoJob, EchoOut, { backend: string; threadId: number }>({
   async init(data) {
@@ -37,7 +41,7 @@ serveWorker<EchoData, EchoJob, EchoOut, { backend: string; threadId: number }>({
     switch (job.op) {
       case "echo":
         if (job.delayMs) await sleep(job.delayMs);
-        return { result: { value: job.value, handled, threadId } };
+        return { result: { value: job.value, handled, idles, threadId } };
       case "fail":
         throw Object.assign(new Error(job.message), { code: job.code });
       case "crash":
@@ -47,12 +51,15 @@ serveWorker<EchoData, EchoJob, EchoOut, { backend: string; threadId: number }>({
           throw new Error("worker crashed on purpose");
         });
         await sleep(10_000);
-        return { result: { handled, threadId } };
+        return { result: { handled, idles, threadId } };
       case "bytes": {
         let byteSum = 0;
         for (const b of job.data) byteSum += b;
-        return { result: { byteSum, handled, threadId } };
+        return { result: { byteSum, handled, idles, threadId } };
       }
     }
+  },
+  idle() {
+    idles++;
   },
 });
