@@ -26,7 +26,7 @@ export async function main(argv: string[], log: (s: string) => void = (s) => con
     return missing.length ? 1 : 2;
   }
 
-  const made = await createRemover(a);
+  const made = await createRemover(a, files.length);
   if (!made.ok) {
     log(`pixeldrop: ${made.message}`);
     return 1;
@@ -54,12 +54,12 @@ export async function main(argv: string[], log: (s: string) => void = (s) => con
   return failures.length || missing.length ? 1 : 0;
 }
 
-async function createRemover(a: RemoveArgs): Promise<{ ok: true; remover: Remover } | { ok: false; message: string }> {
+async function createRemover(a: RemoveArgs, files: number): Promise<{ ok: true; remover: Remover } | { ok: false; message: string }> {
   if (a.remote) {
     const { createRemoteRemover } = await import("./remote-remover.ts");
     return { ok: true, remover: createRemoteRemover({ ...a.remote, size: a.size, channels: a.channels, bgColor: a.bgColor }) };
   }
   // Loaded only for local runs: remote mode never starts ONNX Runtime.
   const { createLocalRemover } = await import("./local-remover.ts");
-  return createLocalRemover(a);
+  return createLocalRemover(a, files);
 }
