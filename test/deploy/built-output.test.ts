@@ -53,16 +53,17 @@ test("the CLI from the checkout (bin/pixeldrop.mjs) runs dist/, workers included
   const log = join(work, "cli-modules.log");
   const out = join(work, "cli-out");
   // The tiny model of IS-Net's shape by path: what loads is the question here, and the
-  // installed CLI below runs the real one.
+  // installed CLI below runs the real one. Two files: a batch runs in the worker pool (a
+  // single file runs in the CLI's own thread, as below).
   const tiny = writeTinyModel();
   after(() => tiny.remove());
   const r = spawnSync(
     process.execPath,
-    ["--import", HOOKS, "bin/pixeldrop.mjs", "remove", "test/fixtures/photos/chelsea.png", "-o", out, "--size", "preview", "--backend", "wasm", "--threads", "1", "--model", tiny.path],
+    ["--import", HOOKS, "bin/pixeldrop.mjs", "remove", "test/fixtures/photos/chelsea.png", "test/fixtures/photos/astronaut.png", "-o", out, "--size", "preview", "--backend", "wasm", "--threads", "1", "--model", tiny.path],
     { cwd: REPO, env: { ...baseEnv(), NO_TSX_LOG: log }, encoding: "utf8", timeout: 280_000 },
   );
   assert.equal(r.status, 0, r.stderr);
-  assert.ok(existsSync(join(out, "chelsea.png")), r.stderr);
+  assert.ok(existsSync(join(out, "chelsea.png")) && existsSync(join(out, "astronaut.png")), r.stderr);
   assertNoLoader(modulesLogged(log), ["/dist/cli/main.js", "/dist/engine/pipeline/pipeline-worker.js", "/dist/engine/inference/backend-ort-web.js"]);
 });
 
@@ -90,7 +91,8 @@ test("the installed CLI (the package's files in node_modules/pixeldrop, no src/)
   assert.equal(r.status, 0, r.stderr);
   assert.ok(existsSync(join(project, "out", "chelsea.png")), r.stderr);
   const lines = modulesLogged(log);
-  assertNoLoader(lines, ["/node_modules/pixeldrop/dist/cli/main.js", "/node_modules/pixeldrop/dist/engine/pipeline/pipeline-worker.js"]);
+  // One file: the CLI runs it in its own thread (src/cli/local-remover.ts).
+  assertNoLoader(lines, ["/node_modules/pixeldrop/dist/cli/main.js", "/node_modules/pixeldrop/dist/engine/pipeline/inline-engine.js", "/node_modules/pixeldrop/dist/engine/inference/backend-ort-web.js"]);
 });
 
 
