@@ -179,8 +179,9 @@ export async function createWebGpuIo(ort: typeof Ort, session: Ort.InferenceSess
       const tensor = out[model.outputName];
       if (!tensor) throw new Error(`model returned no "${model.outputName}"`);
       try {
-        // A card's output left on the CPU after all (another runtime's choice) is read as is.
-        if (tensor.location !== "gpu-buffer") return Float32Array.from((await tensor.getData()) as ArrayLike<number>);
+        // An output left on the CPU after all (another runtime's choice), or not float32, is
+        // read by ORT as the CPU-tensor feed reads it.
+        if (tensor.location !== "gpu-buffer" || tensor.type !== "float32") return Float32Array.from((await tensor.getData()) as ArrayLike<number>);
         const bytes = tensor.size * 4;
         if (!readBack || readBack.size < bytes) {
           readBack?.destroy();
