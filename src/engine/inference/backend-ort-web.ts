@@ -93,8 +93,11 @@ export const ortWebSessionOptions = (provider: "wasm" | "webgpu"): Ort.Inference
   ...(provider === "wasm" ? { enableMemPattern: false } : {}),
 });
 
+/** Whether a WebGPU session of these options is fed through GPU buffers (webgpu-io.ts), the default. */
+const feedsGpuBuffers = (opts: RunnerOptions): boolean => (opts.webgpuFeed ?? "gpu-buffers") === "gpu-buffers";
+
 async function startSession(ort: OrtModule, bytes: Uint8Array, opts: RunnerOptions, provider: "wasm" | "webgpu") {
-  const gpuBuffers = provider === "webgpu" && (opts.webgpuFeed ?? "gpu-buffers") === "gpu-buffers";
+  const gpuBuffers = provider === "webgpu" && feedsGpuBuffers(opts);
   const session = await ort.InferenceSession.create(bytes, { ...ortWebSessionOptions(provider), ...(gpuBuffers ? outputOnGpu(opts.model) : {}) });
   const problem = checkGraphNames(opts.model, session.inputNames, session.outputNames);
   if (problem) {
@@ -158,7 +161,7 @@ export async function createOrtWebRunner(opts: RunnerOptions, preference: "wasm"
   let gpuIo: WebGpuIo | undefined;
   try {
     await model.verified;
-    if (backend === "webgpu" && (opts.webgpuFeed ?? "gpu-buffers") === "gpu-buffers") gpuIo = await createWebGpuIo(ort, session, opts.model);
+    if (backend === "webgpu" && feedsGpuBuffers(opts)) gpuIo = await createWebGpuIo(ort, session, opts.model);
   } catch (err) {
     await session.release();
     throw err;
