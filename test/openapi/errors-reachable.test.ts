@@ -60,6 +60,7 @@ const admissionRefusing = (code: "key_queue_full" | "queue_full" | "deadline_unr
   admit: () => fail(code, undefined, 3),
   stats: () => ({ inFlight: 0, queued: 0, queuedLive: 0, queuedTest: 0, running: 0, avgJobMs: 1000 }),
   calibrate: () => {},
+  retune: () => {},
 });
 
 async function withProductStatus(status: string, run: () => Promise<Response>): Promise<Response> {

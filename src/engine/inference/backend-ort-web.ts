@@ -26,21 +26,37 @@ export function hasWebGpu(): boolean {
   return nav?.gpu !== undefined && nav.gpu !== null;
 }
 
+/** What "auto" needs to know of a hardware adapter: its name and the features it offers (`shader-f16`). */
+export interface HardwareAdapter {
+  description: string;
+  features: ReadonlySet<string>;
+}
+
 /**
  * For "auto": a GPU adapter that is not a software fallback. Deno always has navigator.gpu,
  * and without a GPU it offers a CPU rasteriser (llvmpipe, isFallbackAdapter) on which one
  * inference took 5.5 minutes here, against 10-25 s on WebAssembly.
  */
-export async function hasHardwareGpu(): Promise<boolean> {
-  if (!hasWebGpu()) return false;
+export async function hardwareAdapter(): Promise<HardwareAdapter | undefined> {
+  if (!hasWebGpu()) return undefined;
   const gpu = (globalThis as { navigator?: { gpu?: { requestAdapter(): Promise<unknown> } } }).navigator?.gpu;
   try {
-    const adapter = (await gpu?.requestAdapter()) as { isFallbackAdapter?: boolean; info?: { isFallbackAdapter?: boolean } } | null;
-    if (!adapter) return false;
-    return !(adapter.info?.isFallbackAdapter ?? adapter.isFallbackAdapter ?? false);
+    const adapter = (await gpu?.requestAdapter()) as {
+      isFallbackAdapter?: boolean;
+      features?: Iterable<string>;
+      info?: { isFallbackAdapter?: boolean; vendor?: string; architecture?: string; device?: string; description?: string };
+    } | null;
+    if (!adapter || (adapter.info?.isFallbackAdapter ?? adapter.isFallbackAdapter ?? false)) return undefined;
+    const i = adapter.info ?? {};
+    const description = [i.vendor, i.architecture, i.description || i.device].filter(Boolean).join(" ") || "unnamed adapter";
+    return { description, features: new Set(adapter.features ?? []) };
   } catch {
-    return false;
+    return undefined;
   }
+}
+
+export async function hasHardwareGpu(): Promise<boolean> {
+  return (await hardwareAdapter()) !== undefined;
 }
 
 export async function importOrtWeb(bundle: "default" | "webgpu"): Promise<OrtModule> {
@@ -169,7 +185,12 @@ export async function createOrtWebRunner(opts: RunnerOptions, preference: "wasm"
 
   return {
     backend,
-    ...(gpuIo ? { runRgb: (rgb: Uint8Array, height: number, width: number) => gpuIo.run(rgb, height, width) } : {}),
+    ...(gpuIo
+      ? {
+          runRgb: async (rgb: Uint8Array, height: number, width: number) => (await gpuIo.run([rgb], height, width))[0]!,
+          ...(opts.model.batches ? { runRgbBatch: (pictures: readonly Uint8Array[], height: number, width: number) => gpuIo.run(pictures, height, width) } : {}),
+        }
+      : {}),
     async run(input, height, width) {
       const feeds = { [opts.model.inputName]: new ort.Tensor("float32", input, inputDims(opts.model, height, width)) };
       const out = await session.run(feeds, [opts.model.outputName]);
@@ -185,6 +206,24 @@ export async function createOrtWebRunner(opts: RunnerOptions, preference: "wasm"
       await session.release();
     },
   };
+}
+
+/**
+ * Destroys the WebGPU device onnxruntime-web made in this thread, once no session of it is
+ * left (the GPU session thread as it ends): ORT keeps one device per thread for every
+ * session after, so a thread that goes on making sessions must not call this.
+ */
+export async function releaseWebGpuDevice(): Promise<void> {
+  try {
+    const ort = await importOrtWeb("webgpu");
+    // ORT's device promise settles only once its backend started: never wait on it for long.
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const device = (await Promise.race([ort.env.webgpu.device, new Promise((r) => (timer = setTimeout(r, 200)))])) as { destroy?(): void } | undefined;
+    clearTimeout(timer);
+    device?.destroy?.();
+  } catch {
+    // No device was made, or it is gone already.
+  }
 }
 
 function wrapStartError(err: unknown, backend: string): InferenceError {
