@@ -10,7 +10,7 @@ import { PACKAGE_MODELS_DIR, PACKAGE_WASM_DIR } from "../src/engine/assets/paths
 import { parseModel, writeModel } from "../src/engine/assets/onnx-graph.ts";
 import { batchFree, halfActivations } from "../src/engine/assets/gpu-graph.ts";
 import { configureOrtWeb, importOrtWeb, ortWebSessionOptions } from "../src/engine/inference/backend-ort-web.ts";
-import { flattenNestedBindings } from "../src/engine/inference/webgpu-capture.ts";
+import { flattenNestedBindings } from "./webgpu-capture.ts";
 import { median } from "./median.ts";
 
 interface Form {

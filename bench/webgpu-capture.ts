@@ -8,8 +8,9 @@
 // ({ buffer: { buffer, offset, size } }); Deno's WebIDL check refuses it ("'buffer' of
 // 'GPUBufferBinding' ... can not be converted to a GPUBuffer") at the first replay. The
 // shim below unwraps such an entry to the binding it holds, once per realm; entries of the
-// right shape pass untouched. With it the replays give the first run's masks exactly
-// (test/deno/webgpu_test.ts).
+// right shape pass untouched. With it the replays gave the uncaptured runs' masks exactly
+// (on Mesa's lavapipe and an H100), but no time back: bench/webgpu-forms.ts measures it,
+// docs/MODEL.md ("The GPU form's graph") has the numbers, and the engine leaves capture off.
 
 interface BindEntry {
   binding: number;
