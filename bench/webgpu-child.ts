@@ -5,7 +5,7 @@
 //       host with auto, WebAssembly's while the GPU starts), then, once the remover has
 //       settled (auto: the GPU has taken over), warm 12 MP full-size, 12 MP preview and
 //       0.4 MP full-size calls, medians of `runs` each.
-//   throughput <callers,…> <seconds> <photo> …
+//   throughput <callers,…> <seconds> <gpu workers | default> <photo> …
 //       the engine as createRemover builds it (auto), once settled: for each photo and each
 //       count of callers, that many callers each removing the photo again and again for
 //       `seconds`; pictures a second, and the GPU's runs and pictures in the meantime.
@@ -54,8 +54,14 @@ async function remover(backend: string, threads: string, big: string, small: str
   return { backend, first, after, createMs, firstMs, processToFirstMs, settledMs, fullMs, previewMs, smallFullMs, rssMiB: rssMiB() };
 }
 
-async function throughput(callersArg: string, secondsArg: string, photos: string[]) {
-  const engine = await openEngine({ model: "int8-static", backend: "auto", threads: availableParallelism(), workers: 1 });
+async function throughput(callersArg: string, secondsArg: string, gpuWorkers: string, photos: string[]) {
+  const engine = await openEngine({
+    model: "int8-static",
+    backend: "auto",
+    threads: availableParallelism(),
+    workers: 1,
+    ...(gpuWorkers === "default" ? {} : { gpuWorkers: Number(gpuWorkers) }),
+  });
   await engine.whenReady();
   await engine.settled?.();
   const st = engine.state();
@@ -92,7 +98,7 @@ async function throughput(callersArg: string, secondsArg: string, photos: string
     }
   }
   await engine.dispose();
-  return { backend: st.backend, model: st.model, poolSize: st.poolSize, maxBatch: st.gpuBatches?.max, gpuPhase: st.gpuPhase, gpuFallback: st.gpuFallback, rows, rssMiB: rssMiB() };
+  return { backend: st.backend, model: st.model, poolSize: st.poolSize, bandHelpers: st.bandHelpers, maxBatch: st.gpuBatches?.max, gpuPhase: st.gpuPhase, gpuFallback: st.gpuFallback, rows, rssMiB: rssMiB() };
 }
 
 async function exit(photo: string) {
@@ -108,7 +114,7 @@ const result =
   mode === "remover"
     ? await remover(args[0]!, args[1]!, args[2]!, args[3]!, args[4] ?? "3")
     : mode === "throughput"
-      ? await throughput(args[0]!, args[1]!, args.slice(2))
+      ? await throughput(args[0]!, args[1]!, args[2]!, args.slice(3))
       : mode === "exit"
         ? await exit(args[0]!)
         : (() => {

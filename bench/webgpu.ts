@@ -7,12 +7,13 @@
 //      a fresh process's first 12 MP cut-out, when auto has settled on the GPU, then warm 12 MP
 //      full and preview and 0.4 MP full calls;
 //   4. throughput of the engine auto builds, settled: pictures a second with 1, 4 and 16
-//      callers at 12 MP and 1 MP, and how the GPU's runs batched them;
+//      callers at 12 MP and 1 MP, and how the GPU's runs batched them, for each count of
+//      pipeline workers in --gpu-workers ("default": gpuPipelineShape's);
 //   5. `--exits` fresh processes that use the GPU engine and end by themselves: their exits.
 // Targets (docs/BENCHMARKS.md): 1024² ≤ 80 ms a picture (a batch counts); a fresh process's
 // first cut-out no later than WebAssembly's; at 16 callers ≥ 0.7 ÷ (a picture's inference)
 // pictures a second; every process exits 0.
-//   deno run -A bench/webgpu.ts [--runs 5] [--threads N] [--batch 4] [--callers 1,4,16] [--seconds 8]
+//   deno run -A bench/webgpu.ts [--runs 5] [--threads N] [--batch 4] [--callers 1,4,16] [--seconds 8] [--gpu-workers default]
 //        [--exits 20] [--exit-parallel 4] [--child-timeout 150] [--skip inference,remover,throughput,exits]
 // On a GPU machine with no network: scripts/webgpu-bench-device.sh (docs/MODEL.md).
 import { parseArgs } from "node:util";
@@ -33,6 +34,7 @@ const { values } = parseArgs({
     batch: { type: "string", default: "4" },
     callers: { type: "string", default: "1,4,16" },
     seconds: { type: "string", default: "8" },
+    "gpu-workers": { type: "string", default: "default" },
     exits: { type: "string", default: "20" },
     "exit-parallel": { type: "string", default: "4" },
     "child-timeout": { type: "string", default: "150" },
@@ -146,12 +148,17 @@ if (!skip.has("remover")) {
 }
 
 if (!skip.has("throughput")) {
-  const o = await child(["bench/webgpu-child.ts", "throughput", values.callers!, values.seconds!, big, mid]);
-  const r = o.json as { backend: string; model: string; poolSize: number; maxBatch?: number; gpuPhase?: string; gpuFallback?: string; rows: Record<string, number | string>[] } | undefined;
-  if (!r) console.log(`\nthroughput: ${failed(o)}`);
-  else {
-    console.log(`\nthroughput, the engine auto builds once settled (${r.model} on ${r.backend}, ${r.poolSize} pipeline workers, batches up to ${r.maxBatch ?? 1}${r.gpuFallback ? `; gave way: ${r.gpuFallback}` : ""}; exit ${exitOf(o)}):`);
-    console.log("\n| picture | callers | pictures a second | pictures | GPU runs for them | pictures a run | ÷ (1 ÷ a picture's inference) |");
+  for (const shape of values["gpu-workers"]!.split(",").filter(Boolean)) {
+    const o = await child(["bench/webgpu-child.ts", "throughput", values.callers!, values.seconds!, shape, big, mid]);
+    const r = o.json as { backend: string; model: string; poolSize: number; bandHelpers?: number; maxBatch?: number; gpuFallback?: string; rows: Record<string, number | string>[] } | undefined;
+    if (!r) {
+      console.log(`\nthroughput (${shape} pipeline workers): ${failed(o)}`);
+      continue;
+    }
+    console.log(
+      `\nthroughput, the engine auto builds once settled (${r.model} on ${r.backend}, ${r.poolSize} pipeline workers of ${(r.bandHelpers ?? 0) + 1} threads, batches up to ${r.maxBatch ?? 1}${r.gpuFallback ? `; gave way: ${r.gpuFallback}` : ""}; exit ${exitOf(o)}):`,
+    );
+    console.log("\n| picture | callers | pictures a second | pictures | GPU runs for them | pictures a run | × a picture's inference time |");
     console.log("|---|---|---|---|---|---|---|");
     for (const row of r.rows) {
       const name = String(row.photo).includes("12mp") ? "12 MP" : "1 MP";

@@ -2,14 +2,12 @@
 // a measured choice (docs/MODEL.md, "The GPU form's graph"):
 //   - batchFree: the input's and the mask's first dim named, so one run takes several
 //     pictures and shares the fixed cost of a run (its dispatches, submits and read-back);
-//   - fuseConvRelu: Conv followed by its lone Relu becomes com.microsoft's FusedConv with
-//     the activation inside, one kernel (one dispatch) instead of two;
 //   - halfActivations: float16 activations on adapters with `shader-f16`: the weights stay
 //     the float16 the file already stores (their Casts go), biases become float16, the
 //     picture is cast to float16 as it enters and the mask to float32 as it leaves.
 // Pure arithmetic on the graph: same bytes in, same bytes out.
 import { DataType, type OnnxModel, type OnnxNode, type OnnxTensor } from "./onnx-graph.ts";
-import { fieldString, intField, msgField, readFields, strField } from "./onnx-wire.ts";
+import { intField, strField } from "./onnx-wire.ts";
 import { readValueInfo } from "./onnx-io.ts";
 import { onnxNode, tensorValues } from "./quantise.ts";
 import { toHalfTensor } from "./half-float.ts";
@@ -17,8 +15,6 @@ import { withDims } from "./value-info.ts";
 
 const GRAPH_INPUT = 11;
 const GRAPH_OUTPUT = 12;
-const OPSET_IMPORT = 8;
-const MS_DOMAIN = "com.microsoft";
 
 /** The name ONNX Runtime and our sessions see for the batch dim. */
 export const BATCH_DIM = "batch";
@@ -34,36 +30,6 @@ export function batchFree(model: OnnxModel): void {
 export function takesBatches(model: OnnxModel): boolean {
   const input = model.graphFields.find((f) => f.no === GRAPH_INPUT);
   return !!input && typeof readValueInfo(input.bytes!).dims?.[0] === "string";
-}
-
-const stringAttr = (name: string, value: string) => ({
-  name,
-  fields: [strField(1, name), strField(4, value), intField(20, 3)], // AttributeProto: s, type STRING
-});
-
-/** Conv → Relu (the Relu its only reader, neither a graph output) as one FusedConv; returns how many. */
-export function fuseConvRelu(model: OnnxModel): number {
-  const outputs = new Set(graphOutputs(model));
-  const readers = new Map<string, OnnxNode[]>();
-  for (const n of model.nodes) for (const i of n.inputs) if (i) readers.set(i, [...(readers.get(i) ?? []), n]);
-  const gone = new Set<OnnxNode>();
-  let fused = 0;
-  for (const n of model.nodes) {
-    if (n.opType !== "Conv" || n.domain !== "") continue;
-    const out = n.outputs[0]!;
-    const only = readers.get(out);
-    if (outputs.has(out) || only?.length !== 1 || only[0]!.opType !== "Relu") continue;
-    const relu = only[0]!;
-    n.opType = "FusedConv";
-    n.domain = MS_DOMAIN;
-    n.attributes = [...n.attributes, stringAttr("activation", "Relu")];
-    n.outputs = [...relu.outputs];
-    gone.add(relu);
-    fused++;
-  }
-  model.nodes = model.nodes.filter((n) => !gone.has(n));
-  if (fused) importDomain(model, MS_DOMAIN, 1);
-  return fused;
 }
 
 /**
@@ -120,12 +86,4 @@ export const castNode = (name: string, input: string, output: string, to: number
 
 function graphOutputs(model: OnnxModel): string[] {
   return model.graphFields.filter((f) => f.no === GRAPH_OUTPUT).map((f) => readValueInfo(f.bytes!).name);
-}
-
-/** Adds an opset import for `domain` unless the model has one. */
-function importDomain(model: OnnxModel, domain: string, version: number): void {
-  const has = model.modelFields.some(
-    (f) => f.no === OPSET_IMPORT && readFields(f.bytes!).some((x) => x.no === 1 && fieldString(x) === domain),
-  );
-  if (!has) model.modelFields.push(msgField(OPSET_IMPORT, [strField(1, domain), intField(2, version)]));
 }
