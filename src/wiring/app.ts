@@ -85,7 +85,7 @@ export function buildApp(s: Services, o: AppOptions): BuiltApp {
       ? {
           models: async () => {
             const st = s.engine!.state();
-            return { ok: st.ready, detail: { backend: st.backend, poolSize: st.poolSize, busy: st.busy, queued: st.queued, model: st.model ?? servedModel(c), ...(c.MODEL_CARD ? { card: c.MODEL_CARD } : {}), error: st.failed } };
+            return { ok: st.ready, detail: { backend: st.backend, poolSize: st.poolSize, busy: st.busy, queued: st.queued, model: st.model ?? servedModel(c), ...(c.MODEL_CARD ? { card: c.MODEL_CARD } : {}), ...(st.gpu ? { gpu: st.gpu } : {}), error: st.failed } };
           },
         }
       : {}),
