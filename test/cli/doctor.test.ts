@@ -9,10 +9,13 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { main } from "../../src/cli/main.ts";
-import { sourceStamp, STAMP_FILE } from "../../src/build-stamp.mjs";
 import { doctorCommand } from "../../src/cli/doctor-command.ts";
 import { diagnoseGpu } from "../../src/engine/inference/gpu-doctor.ts";
 import { fakeHost, LIB, NVIDIA_ICD, NVIDIA_NODES, DEBIAN_LD_CONF } from "../support/fake-gpu-host.ts";
+
+// Plain JavaScript without declarations (it runs before anything is compiled).
+const stampModule: string = "../../src/build-stamp.mjs";
+const { STAMP_FILE, sourceStamp } = (await import(stampModule)) as { STAMP_FILE: string; sourceStamp(dir: string): string };
 
 const REPO = fileURLToPath(new URL("../../", import.meta.url));
 const DENO = join(REPO, "node_modules", ".bin", "deno");
@@ -78,7 +81,7 @@ test("the checkout's bin/pixeldrop.mjs doctor: under Node it says WebGPU needs D
 });
 
 test("the checkout's bin/pixeldrop.mjs doctor under Deno (deno run -A): the adapter Deno offers, exit 0 without a GPU", { skip: noDeno, timeout: 120_000 }, () => {
-  const env = { ...process.env, XDG_RUNTIME_DIR: process.env.XDG_RUNTIME_DIR ?? "/tmp" };
+  const env: NodeJS.ProcessEnv = { ...process.env, XDG_RUNTIME_DIR: process.env.XDG_RUNTIME_DIR ?? "/tmp" };
   delete env.DENO_WEBGPU_BACKEND;
   const r = spawnSync(DENO, ["run", "-A", BIN, "doctor", "--json"], { cwd: REPO, encoding: "utf8", timeout: 110_000, env });
   assert.equal(r.status, 0, `exit ${r.status}: ${r.stderr}`);
