@@ -53,7 +53,8 @@ if (services.engine) {
       (err: unknown) => log({ level: "error", msg: "models failed to start", err: err instanceof Error ? err.message : String(err) }),
     )
     // Then what the GPU check found: a warning when a GPU is there and goes unused.
-    .then(() => logGpuAtStart(engine, log));
+    .then(() => logGpuAtStart(engine, log))
+    .catch((err: unknown) => log({ level: "error", msg: "GPU check failed", err: err instanceof Error ? err.message : String(err) }));
 }
 
 const sweeper = setInterval(() => {

@@ -42,6 +42,7 @@ export async function doctorCommand(
 }
 
 function keepWgpuOffOpenGl(): void {
+  if (!(globalThis as { Deno?: unknown }).Deno) return;
   try {
     if (process.env.DENO_WEBGPU_BACKEND === undefined) process.env.DENO_WEBGPU_BACKEND = WEBGPU_BACKENDS;
   } catch {
