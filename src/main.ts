@@ -4,6 +4,7 @@
 import "./require-fresh-dist.mjs";
 import { ConfigError, parseConfig, type Config } from "./config.ts";
 import { buildApp } from "./wiring/app.ts";
+import { logGpuAtStart } from "./wiring/gpu-at-start.ts";
 import { createLogger } from "./wiring/logger.ts";
 import { remoteAddress } from "./wiring/remote-address.ts";
 import { createServices } from "./wiring/services.ts";
@@ -43,11 +44,17 @@ let shuttingDown = false;
 const { app } = buildApp(services, { operatorToken, log, isShuttingDown: () => shuttingDown, remoteAddress });
 
 if (services.engine) {
+  const engine = services.engine;
   const t0 = Date.now();
-  services.engine.whenReady().then(
-    () => log({ msg: "models warm", backend: services.engine!.state().backend, poolSize: config.POOL_SIZE, threads: config.THREADS_PER_SESSION, ms: Date.now() - t0 }),
-    (err: unknown) => log({ level: "error", msg: "models failed to start", err: err instanceof Error ? err.message : String(err) }),
-  );
+  engine
+    .whenReady()
+    .then(
+      () => log({ msg: "models warm", backend: engine.state().backend, poolSize: config.POOL_SIZE, threads: config.THREADS_PER_SESSION, ms: Date.now() - t0 }),
+      (err: unknown) => log({ level: "error", msg: "models failed to start", err: err instanceof Error ? err.message : String(err) }),
+    )
+    // Then what the GPU check found: a warning when a GPU is there and goes unused.
+    .then(() => logGpuAtStart(engine, log))
+    .catch((err: unknown) => log({ level: "error", msg: "GPU check failed", err: err instanceof Error ? err.message : String(err) }));
 }
 
 const sweeper = setInterval(() => {

@@ -86,9 +86,10 @@ export function buildApp(s: Services, o: AppOptions): BuiltApp {
           models: async () => {
             const st = s.engine!.state();
             // auto on a GPU host: ready as soon as WebAssembly serves; gpuPhase says whether the
-            // GPU has taken over ("running"), is still starting, or gave way (gpuFallback: why).
-            const gpu = st.gpuPhase ? { gpuPhase: st.gpuPhase, ...(st.gpuFallback ? { gpuFallback: st.gpuFallback } : {}) } : {};
-            return { ok: st.ready, detail: { backend: st.backend, poolSize: st.poolSize, busy: st.busy, queued: st.queued, model: st.model ?? servedModel(c), ...gpu, ...(c.MODEL_CARD ? { card: c.MODEL_CARD } : {}), error: st.failed } };
+            // GPU has taken over ("running"), is still starting, or gave way (gpuFallback: why);
+            // gpu is what was found of the host's GPU (src/engine/inference/gpu-doctor.ts).
+            const phase = st.gpuPhase ? { gpuPhase: st.gpuPhase, ...(st.gpuFallback ? { gpuFallback: st.gpuFallback } : {}) } : {};
+            return { ok: st.ready, detail: { backend: st.backend, poolSize: st.poolSize, busy: st.busy, queued: st.queued, model: st.model ?? servedModel(c), ...phase, ...(c.MODEL_CARD ? { card: c.MODEL_CARD } : {}), ...(st.gpu ? { gpu: st.gpu } : {}), error: st.failed } };
           },
         }
       : {}),

@@ -36,6 +36,8 @@ export interface EngineState {
   gpuForm?: boolean;
   /** Why auto's GPU form did not start, when the engine runs the CPU's model instead (open-engine.ts). */
   gpuFallback?: string;
+  /** What the GPU check found at start: the adapter, or why a GPU present goes unused (library/gpu-start-report.ts). */
+  gpu?: import("../inference/gpu-doctor.ts").GpuDiagnosisSummary;
 }
 
 /** What a pipeline worker's init reports (pipeline-worker.ts). */
