@@ -82,7 +82,7 @@ test("the default model's GPU forms: no quantise step, no shape operator, every 
   const loaded = await loadManifest(join(PACKAGE_MODELS_DIR, "manifest.json"));
   assert.ok(loaded.ok);
   assert.equal(gpuFormName(loaded.manifest, "int8-static"), "int8-static-gpu");
-  assert.equal(gpuFormName(loaded.manifest, "int8-static", new Set(["shader-f16"])), "int8-static-gpu-f16");
+  assert.equal(gpuFormName(loaded.manifest, "int8-static", ["shader-f16"]), "int8-static-gpu-f16");
   const from = loaded.manifest.models["int8-static"]!;
   const path = join(PACKAGE_MODELS_DIR, from.file);
   if (!existsSync(path)) return t.skip(`${path} is not assembled (npm ci)`);
@@ -111,9 +111,10 @@ test("auto takes the GPU form only with a hardware adapter; other backends keep 
   const loaded = await loadManifest(join(PACKAGE_MODELS_DIR, "manifest.json"));
   assert.ok(loaded.ok);
   const m = loaded.manifest;
-  const gpu = async () => ({ description: "a GPU", features: new Set<string>() });
-  const gpuF16 = async () => ({ description: "a GPU with shader-f16", features: new Set(["shader-f16"]) });
-  const software = async () => undefined;
+  const facts = { vendor: "4318", architecture: "", device: "", description: "a GPU", software: false, features: [] as string[] };
+  const gpu = async () => facts;
+  const gpuF16 = async () => ({ ...facts, features: ["shader-f16"] });
+  const software = async () => ({ ...facts, description: "llvmpipe", software: true, features: ["shader-f16"] });
   // Node has no navigator.gpu: auto never asks for an adapter there.
   const nav = globalThis as { navigator?: { gpu?: unknown } };
   const hadNavigator = nav.navigator !== undefined;

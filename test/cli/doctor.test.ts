@@ -67,7 +67,7 @@ test("a GPU present but unusable: what is missing, how to fix it, exit 1; a soft
   assert.equal(json.code, 1);
   assert.equal((JSON.parse(json.out) as { problems: string[] }).problems.length, 2);
 
-  const llvmpipe = { vendor: "65541", architecture: "", device: "0", description: "llvmpipe (LLVM 15.0.6, 256 bits)", software: true };
+  const llvmpipe = { vendor: "65541", architecture: "", device: "0", description: "llvmpipe (LLVM 15.0.6, 256 bits)", software: true, features: [] };
   const soft = await run([], () => diagnoseGpu({ runtime: "deno", adapter: llvmpipe, host: fakeHost() }));
   assert.equal(soft.code, 0);
   assert.match(soft.out, /adapter {2}llvmpipe \(LLVM 15\.0\.6, 256 bits\), software \(a CPU rasteriser, not a GPU\) \(vendor 65541, device 0\)/);

@@ -9,8 +9,8 @@ import { findLibrary, libraryDirs } from "../../src/engine/inference/gpu-host.ts
 import { gpuStartReport, startReportOf } from "../../src/engine/library/gpu-start-report.ts";
 import { DEBIAN_LD_CONF, fakeHost, LIB, NVIDIA_ICD, NVIDIA_NODES } from "../support/fake-gpu-host.ts";
 
-const LLVMPIPE: GpuAdapterFacts = { vendor: "65541", architecture: "", device: "0", description: "llvmpipe (LLVM 15.0.6, 256 bits)", software: true };
-const H100: GpuAdapterFacts = { vendor: "4318", architecture: "", device: "8960", description: "NVIDIA H100 80GB HBM3", software: false };
+const LLVMPIPE: GpuAdapterFacts = { vendor: "65541", architecture: "", device: "0", description: "llvmpipe (LLVM 15.0.6, 256 bits)", software: true, features: ["shader-f16"] };
+const H100: GpuAdapterFacts = { vendor: "4318", architecture: "", device: "8960", description: "NVIDIA H100 80GB HBM3", software: false, features: ["shader-f16", "timestamp-query"] };
 
 /** An NVIDIA host with everything WebGPU needs; each test takes one piece away. */
 const nvidiaHost = {
@@ -210,7 +210,7 @@ test("adapter facts: Deno's info, the fallback flag, Mesa's vendor id and its na
   assert.equal(adapterFacts({ info: { vendor: "x", description: "GPU" }, isFallbackAdapter: true })?.software, true);
   assert.equal(adapterFacts({ info: { vendor: "65541", description: "" } })?.software, true);
   assert.equal(adapterFacts({ info: { vendor: "0", description: "SwiftShader Device (Subzero)" } })?.software, true);
-  assert.deepEqual(adapterFacts({ info: { vendor: "4318", description: "NVIDIA H100" } }), { vendor: "4318", architecture: "", device: "", description: "NVIDIA H100", software: false });
+  assert.deepEqual(adapterFacts({ info: { vendor: "4318", description: "NVIDIA H100" }, features: new Set(["shader-f16"]) }), { vendor: "4318", architecture: "", device: "", description: "NVIDIA H100", software: false, features: ["shader-f16"] });
 });
 
 test("the start-up report: a warning with every problem when a GPU goes unused, one info line otherwise", async () => {

@@ -17,6 +17,7 @@ import type { ModelEntry } from "./manifest.ts";
 import { readModelBytes } from "./model-bytes.ts";
 import { checkGraphNames, inputDims, type RunnerOptions, type TensorRunner } from "./runner.ts";
 import { createWebGpuIo, outputOnGpu, type WebGpuIo } from "./webgpu-io.ts";
+import { requestAdapterFacts, type GpuAdapterFacts } from "./gpu-doctor.ts";
 
 type OrtModule = typeof Ort;
 
@@ -26,33 +27,14 @@ export function hasWebGpu(): boolean {
   return nav?.gpu !== undefined && nav.gpu !== null;
 }
 
-/** What "auto" needs to know of a hardware adapter: its name and the features it offers (`shader-f16`). */
-export interface HardwareAdapter {
-  description: string;
-  features: ReadonlySet<string>;
-}
-
 /**
  * For "auto": a GPU adapter that is not a software fallback. Deno always has navigator.gpu,
  * and without a GPU it offers a CPU rasteriser (llvmpipe, isFallbackAdapter) on which one
  * inference took 5.5 minutes here, against 10-25 s on WebAssembly.
  */
-export async function hardwareAdapter(): Promise<HardwareAdapter | undefined> {
-  if (!hasWebGpu()) return undefined;
-  const gpu = (globalThis as { navigator?: { gpu?: { requestAdapter(): Promise<unknown> } } }).navigator?.gpu;
-  try {
-    const adapter = (await gpu?.requestAdapter()) as {
-      isFallbackAdapter?: boolean;
-      features?: Iterable<string>;
-      info?: { isFallbackAdapter?: boolean; vendor?: string; architecture?: string; device?: string; description?: string };
-    } | null;
-    if (!adapter || (adapter.info?.isFallbackAdapter ?? adapter.isFallbackAdapter ?? false)) return undefined;
-    const i = adapter.info ?? {};
-    const description = [i.vendor, i.architecture, i.description || i.device].filter(Boolean).join(" ") || "unnamed adapter";
-    return { description, features: new Set(adapter.features ?? []) };
-  } catch {
-    return undefined;
-  }
+export async function hardwareAdapter(): Promise<GpuAdapterFacts | undefined> {
+  const { adapter } = await requestAdapterFacts();
+  return adapter && !adapter.software ? adapter : undefined;
 }
 
 export async function hasHardwareGpu(): Promise<boolean> {

@@ -32,6 +32,8 @@ export interface GpuAdapterFacts {
   device: string;
   description: string;
   software: boolean;
+  /** The WebGPU features it offers (`shader-f16`: auto's float16 GPU form, src/engine/inference/gpu-form.ts). */
+  features: string[];
 }
 
 /**
@@ -269,12 +271,16 @@ function summaryOf(d: Found, gpus: GpuDevice[]): string {
 /** The facts of a WebGPU adapter (Deno's GPUAdapter: `info`, older builds' `isFallbackAdapter`). */
 export function adapterFacts(adapter: unknown): GpuAdapterFacts | null {
   if (!adapter || typeof adapter !== "object") return null;
-  const a = adapter as { isFallbackAdapter?: boolean; info?: Partial<Record<"vendor" | "architecture" | "device" | "description", string>> & { isFallbackAdapter?: boolean } };
+  const a = adapter as {
+    isFallbackAdapter?: boolean;
+    features?: Iterable<string>;
+    info?: Partial<Record<"vendor" | "architecture" | "device" | "description", string>> & { isFallbackAdapter?: boolean };
+  };
   const info = a.info ?? {};
   const facts = { vendor: String(info.vendor ?? ""), architecture: String(info.architecture ?? ""), device: String(info.device ?? ""), description: String(info.description ?? "") };
   // Mesa's software drivers carry Mesa's Vulkan vendor id (0x10005) and say what they are.
   const software = (info.isFallbackAdapter ?? a.isFallbackAdapter ?? false) || facts.vendor === "65541" || /llvmpipe|lavapipe|softpipe|swiftshader/i.test(facts.description);
-  return { ...facts, software };
+  return { ...facts, software, features: [...(a.features ?? [])] };
 }
 
 /**

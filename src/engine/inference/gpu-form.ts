@@ -6,13 +6,14 @@
 // `shader-f16` (faster and quicker to start: docs/MODEL.md, "The GPU form's graph"), else
 // the float32 one.
 import type { ModelManifest } from "./manifest.ts";
-import { hardwareAdapter, hasWebGpu, type HardwareAdapter } from "./backend-ort-web.ts";
+import { hardwareAdapter, hasWebGpu } from "./backend-ort-web.ts";
+import type { GpuAdapterFacts } from "./gpu-doctor.ts";
 
 /** The manifest name of `model`'s GPU form for an adapter with `features`, if it has one. */
-export function gpuFormName(manifest: ModelManifest, model: string, features: ReadonlySet<string> = new Set()): string | undefined {
+export function gpuFormName(manifest: ModelManifest, model: string, features: readonly string[] = []): string | undefined {
   const forms = Object.entries(manifest.models).filter(([, e]) => e.gpuFormOf === model && e.autoBackend === "any");
   const half = forms.find(([, e]) => e.gpuActivations === "float16");
-  if (half && features.has("shader-f16")) return half[0];
+  if (half && features.includes("shader-f16")) return half[0];
   return forms.find(([, e]) => (e.gpuActivations ?? "float32") === "float32")?.[0];
 }
 
@@ -24,9 +25,9 @@ export async function modelForBackend(
   manifest: ModelManifest,
   model: string,
   backend: string,
-  adapter: () => Promise<HardwareAdapter | undefined> = hardwareAdapter,
+  adapter: () => Promise<GpuAdapterFacts | null | undefined> = hardwareAdapter,
 ): Promise<string> {
   if (backend !== "auto" || !hasWebGpu() || !gpuFormName(manifest, model)) return model;
   const found = await adapter();
-  return found ? (gpuFormName(manifest, model, found.features) ?? model) : model;
+  return found && !found.software ? (gpuFormName(manifest, model, found.features) ?? model) : model;
 }

@@ -13,6 +13,7 @@ import { InferenceError, messageOf } from "../inference/errors.ts";
 import { bindCard } from "../inference/graph-contract.ts";
 import { loadManifest } from "../inference/manifest.ts";
 import { modelForBackend } from "../inference/gpu-form.ts";
+import { diagnoseGpu, requestAdapterFacts, summarizeDiagnosis, type GpuAdapterFacts, type GpuDiagnosisSummary } from "../inference/gpu-doctor.ts";
 import { hasWebGpu, WEBGPU_WASM_THREADS } from "../inference/backend-ort-web.ts";
 import type { BoundModel, ModelCard } from "../inference/model-card.ts";
 import { isModelMismatch } from "../inference/model-bytes.ts";
@@ -51,17 +52,35 @@ export interface EngineSettings {
  * it here first and rebuilds it when damaged (openReadyEngine's second try).
  */
 export async function openEngine(s: EngineSettings, modelCheck: "sha256" | "size" = "size"): Promise<Engine> {
-  const gpuForm = await chooseModel(s);
-  if (gpuForm === s.model) return openModel(s, modelCheck, false);
-  // auto's GPU form runs on the GPU or not at all: on WebAssembly it is slower than the
-  // model it stands for (float against int8 kernels). The model asked for serves on the CPU
-  // while it starts, and again if it does not start or stops.
+  // Under auto the host's GPU is looked at once: the adapter chooses the model, and what was
+  // found (or why a GPU present goes unused) is in the engine's state, /readyz and the log.
+  const host = s.backend === "auto" && s.workers > 0 ? await lookAtGpu() : undefined;
+  const gpuForm = await chooseModel(s, host?.adapter ?? null);
+  const engine = gpuForm === s.model ? await openModel(s, modelCheck, false) : await handOver(s, gpuForm, modelCheck);
+  if (!host) return engine;
+  const state = engine.state.bind(engine);
+  engine.state = () => ({ ...state(), gpu: host.summary });
+  return engine;
+}
+
+/**
+ * auto's GPU form runs on the GPU or not at all: on WebAssembly it is slower than the model
+ * it stands for (float against int8 kernels). The model asked for serves on the CPU while it
+ * starts, and again if it does not start or stops.
+ */
+async function handOver(s: EngineSettings, gpuForm: string, modelCheck: "sha256" | "size"): Promise<Engine> {
   const onCpu = () => openModel({ ...s, backend: "wasm" }, modelCheck, false);
   return handingOverToGpu({
     cpu: await onCpu(),
     startGpu: () => openModel({ ...s, model: gpuForm }, modelCheck, true),
     reopenCpu: onCpu,
   });
+}
+
+/** The adapter (where the runtime has WebGPU) and the diagnosis of this host's GPU (gpu-doctor.ts). */
+async function lookAtGpu(): Promise<{ adapter: GpuAdapterFacts | null; summary: GpuDiagnosisSummary }> {
+  const asked = hasWebGpu() ? await requestAdapterFacts() : { adapter: null };
+  return { adapter: asked.adapter, summary: summarizeDiagnosis(await diagnoseGpu({ adapter: asked.adapter })) };
 }
 
 async function openModel(s: EngineSettings, modelCheck: "sha256" | "size", gpuForm: boolean): Promise<Engine> {
@@ -104,11 +123,11 @@ async function openModel(s: EngineSettings, modelCheck: "sha256" | "size", gpuFo
  * in worker threads: with workers = 0 (the CLI's one-file call) the model asked for runs on the
  * CPU, whose first cut-out comes before a GPU session would be warm.
  */
-async function chooseModel(s: EngineSettings): Promise<string> {
-  // Without WebGPU (Node) there is no GPU form to choose: the manifest is not read for it.
-  if (s.backend !== "auto" || s.modelsDir || s.workers === 0 || !hasWebGpu()) return s.model;
+async function chooseModel(s: EngineSettings, adapter: GpuAdapterFacts | null): Promise<string> {
+  // Without a hardware adapter (Node, a software one) there is no GPU form to choose: the manifest is not read for it.
+  if (s.backend !== "auto" || s.modelsDir || s.workers === 0 || !adapter || adapter.software) return s.model;
   const loaded = await loadManifest(join(PACKAGE_MODELS_DIR, "manifest.json"));
-  return loaded.ok ? modelForBackend(loaded.manifest, s.model, s.backend) : s.model;
+  return loaded.ok ? modelForBackend(loaded.manifest, s.model, s.backend, async () => adapter) : s.model;
 }
 
 /**
