@@ -74,7 +74,20 @@ const sweeper = setInterval(() => {
 sweeper.unref?.();
 
 const server = await serve(app.fetch, { port: config.PORT, hostname: config.HOST });
-log({ msg: "listening", port: server.port, database: services.db.kind, limiter: config.REDIS_URL ? "redis" : "in-process" });
+log({
+  msg: "listening",
+  port: server.port,
+  host: config.HOST,
+  mode: config.NODE_ENV,
+  publicUrl: config.PUBLIC_URL,
+  payments: config.PAYMENT_PROVIDER,
+  database: services.db.kind,
+  limiter: config.REDIS_URL ? "redis" : "in-process",
+});
+if (config.NODE_ENV === "production" && config.PUBLIC_URL === `http://localhost:${config.PORT}`) {
+  // The default suits a bare machine tried locally; a reachable service names its own address.
+  log({ level: "warn", msg: "PUBLIC_URL is not set: mailed links and the console's examples name http://localhost; set it to the address customers use" });
+}
 
 // Every public request ends by its own 140 s deadline (a 504 whose undo steps release
 // its permits and hold), so waiting one deadline plus a margin for those steps lets

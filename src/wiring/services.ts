@@ -14,7 +14,7 @@ import { createKnownKeys, KNOWN_KEY_TABLES } from "../keys/known-keys.ts";
 import { createLimiter, type Limiter } from "../limits/index.ts";
 import { createMailer, type Mailer } from "../mail/index.ts";
 import { createMetrics, type Metrics } from "../metrics/index.ts";
-import { createSandboxProvider, type PaymentProvider } from "../payments/index.ts";
+import { createRefunds, createSandboxProvider, createStripeProvider, createTopups, type PaymentProvider, type Refunds, type Topups } from "../payments/index.ts";
 import { createAdmission, type Admission } from "../product/admission.ts";
 import type { Engine } from "../engine/pipeline/engine.ts";
 import { InferenceError } from "../engine/library/errors.ts";
@@ -45,8 +45,8 @@ export interface Services {
   gatewayBudget: ByteBudget;
   /** Console mail: SMTP when SMTP_URL is set, else the outbox table. */
   mailer: Mailer;
-  /** Console top-ups; the sandbox is the only provider so far. */
-  payments: PaymentProvider;
+  /** Top-ups through the configured provider (PAYMENT_PROVIDER; none: not offered) and refunds of the money they took. */
+  payments: { provider?: PaymentProvider; topups: Topups; refunds: Refunds };
   /** This instance's Prometheus registry and metrics (GET /metrics). */
   metrics: Metrics;
   close(): Promise<void>;
@@ -124,19 +124,34 @@ export async function createServices(config: Config, opts: ServiceOptions): Prom
     capture: (requestId, amountKrw) => billing.capture(requestId, amountKrw),
   });
 
+  const accounts = createAccounts({ db, now });
+  const provider = paymentProvider(config, opts.log);
+  const payments = {
+    provider,
+    topups: createTopups({
+      db,
+      now,
+      billing,
+      provider,
+      refundPending: async (orgId: string) => (await accounts.getOrg(orgId))?.refundPending ?? false,
+      log: opts.log,
+    }),
+    refunds: createRefunds({ db, billing, provider, log: opts.log }),
+  };
+
   return {
     config,
     now,
     db,
     limiter,
-    accounts: createAccounts({ db, now }),
+    accounts,
     billing,
     idempotency: createIdempotencyStore({ db, now }),
     reconciler,
     testQuota: createTestQuota({ db, now }),
     requestLog: createRequestLog({ db, now }),
     mailer: await createMailer({ smtpUrl: config.SMTP_URL, from: config.MAIL_FROM, db, now }),
-    payments: createSandboxProvider(),
+    payments,
     keys: createKeyService({ db, now, pepper, known }),
     engine,
     admission,
@@ -152,6 +167,18 @@ export async function createServices(config: Config, opts: ServiceOptions): Prom
       await db.close().catch(() => {});
     },
   };
+}
+
+/** The provider PAYMENT_PROVIDER names (config.ts has refused the sandbox in production and Stripe without its secrets). */
+function paymentProvider(config: Config, log: ServiceOptions["log"]): PaymentProvider | undefined {
+  switch (config.PAYMENT_PROVIDER) {
+    case "none":
+      return undefined;
+    case "sandbox":
+      return createSandboxProvider();
+    case "stripe":
+      return createStripeProvider({ secretKey: config.STRIPE_SECRET_KEY!, apiUrl: config.STRIPE_API_URL, log });
+  }
 }
 
 /** The model the service runs: MODEL, else the default every face uses (config.ts imports nothing of ours, so the default is applied here). */
