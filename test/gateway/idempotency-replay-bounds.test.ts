@@ -7,7 +7,7 @@ import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { IDEMPOTENCY_MAX_REPLAYS, IDEMPOTENCY_TTL_MS } from "../../src/billing/idempotency.ts";
 import { assertLogMatchesLedger, assertSettled } from "../support/money-checks.ts";
-import { expectError, gatewayHarness, TINY_PNG, type GatewayHarness } from "./helpers.ts";
+import { keyed, newIdempotencyKey, expectError, gatewayHarness, TINY_PNG, type GatewayHarness } from "./helpers.ts";
 
 const PRICE = 22;
 
@@ -17,8 +17,7 @@ before(async () => {
 });
 after(() => g.close());
 
-const keyed = (key: string) => ({ headers: { "idempotency-key": key } });
-const newKey = () => `order-${crypto.randomUUID()}`;
+const newKey = newIdempotencyKey;
 const call = (key: string | undefined, idem: string) => g.removebg(key, { image_file: TINY_PNG, size: "preview" }, keyed(idem));
 
 async function runs(orgId: string): Promise<number> {

@@ -12,7 +12,7 @@ import { createClient } from "../../src/client/index.ts";
 import { createByteBudget } from "../../src/http/byte-budget.ts";
 import { assertLogMatchesLedger, assertSettled } from "../support/money-checks.ts";
 import { fixture } from "../support/harness.ts";
-import { capturesOf, expectError, gatewayHarness, heldProduct, multipart, productError, productPng, scriptedProduct, TINY_PNG, type GatewayHarness } from "./helpers.ts";
+import { keyed, newIdempotencyKey, capturesOf, expectError, gatewayHarness, heldProduct, multipart, productError, productPng, scriptedProduct, TINY_PNG, type GatewayHarness } from "./helpers.ts";
 
 const PRICE = 22;
 const CREDIT = 1000;
@@ -24,8 +24,7 @@ before(async () => {
 });
 after(() => g.close());
 
-const keyed = (key: string) => ({ headers: { "idempotency-key": key } });
-const newKey = () => `order-${crypto.randomUUID()}`;
+const newKey = newIdempotencyKey;
 
 async function ok(res: Response) {
   assert.equal(res.status, 200, await res.clone().text());
