@@ -28,7 +28,6 @@ export interface ConsoleDeps {
   topups: Topups;
   /** PUBLIC_URL: the base of every link (http.tsx baseUrl), never a request header. */
   publicUrl: string;
-  production: boolean;
   sessionSecret?: string;
   /** The developer mailbox page (development on loopback with the outbox mailer only). */
   devMailbox: boolean;

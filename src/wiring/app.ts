@@ -169,7 +169,6 @@ export function buildApp(s: Services, o: AppOptions): BuiltApp {
       mailer: s.mailer,
       topups: s.payments.topups,
       publicUrl: c.PUBLIC_URL,
-      production: c.NODE_ENV === "production",
       sessionSecret: c.SESSION_SECRET,
       // Every mailed sign-in link, to anyone who can reach the page: only for a developer's own machine.
       devMailbox: c.NODE_ENV === "development" && isLoopbackHost(c.HOST) && s.mailer.kind === "outbox",

@@ -57,7 +57,7 @@ test("/console/dev/mailbox: 404 with NODE_ENV unset, 404 in development on a pub
     [{ NODE_ENV: "development", HOST: "::1" }, 200],
   ];
   for (const [env, status] of cases) {
-    const h = await makeHarness({ embedded: true, env });
+    const h = await makeHarness({ env });
     try {
       const r = await createClient(h).raw("GET", "/console/dev/mailbox");
       assert.equal(r.status, status, JSON.stringify(env));
@@ -76,7 +76,7 @@ test("mailed links come from PUBLIC_URL, never from Host or X-Forwarded-* (defau
     [{ NODE_ENV: "production", TRUST_PROXY: "true", PUBLIC_URL: "https://console.example" }, "https://console.example/console/auth/link?token="],
   ];
   for (const [env, start] of cases) {
-    const h = await makeHarness({ embedded: true, env });
+    const h = await makeHarness({ env });
     try {
       const text = await signUpMail(h);
       assert.ok(text.includes(start), `${JSON.stringify(env)}: ${text}`);
