@@ -108,6 +108,8 @@ run() {
     ./node_modules/.bin/deno run -A bench/timing-model.ts fill models/isnet-int8-static.timing-skeleton.onnx
   fi
   command -v nvidia-smi >/dev/null && nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader || true
+  # The CPU beside it, and its SIMD width (every CPU number is named with it).
+  echo "cpu: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | xargs), $(nproc) cores, SIMD: $(grep -m1 -o -w -E 'avx2|avx512f|avx512_vnni|avx_vnni|amx_tile' /proc/cpuinfo | sort -u | xargs)"
   ./node_modules/.bin/deno --version | head -1
   # Each child within 150 s, so one that hangs cannot take the call's 10 minutes.
   ./node_modules/.bin/deno run -A bench/webgpu.ts --child-timeout 150 "$@"
