@@ -3,8 +3,8 @@
 // GPU forms are (static int8 → GPU form, float32 or float16 activations, a batch dim):
 //   - a batch of pictures in one run gives each picture's own mask; float16 activations stay
 //     within the stated tolerance of float32's;
-//   - pipeline workers share one session thread, pictures waiting together run as one batch,
-//     and every cut-out is WebAssembly's;
+//   - pipeline workers share one session thread, and every cut-out is WebAssembly's (the
+//     batching rule itself: test/inference/mask-batcher.test.ts);
 //   - auto's handover: a GPU start slowed on purpose, or failing, leaves the first cut-outs
 //     to WebAssembly, which does not wait for it; the GPU's engine takes over once warm;
 //   - a process that used the GPU engine exits 0 by itself.
@@ -102,7 +102,7 @@ gpuTest("a batch gives each picture its own mask, and float16 activations stay w
   }
 });
 
-gpuTest("pipeline workers share one GPU session thread: pictures waiting together run as a batch, each cut-out WebAssembly's", async () => {
+gpuTest("pipeline workers share one GPU session thread, which counts its runs and pictures; each cut-out is WebAssembly's", async () => {
   const forms = tinyForms();
   const gpu = await openEngine({ model: "tiny-gpu", modelsDir: forms.dir, backend: "webgpu", workers: 3, threads: 1, gpuWorkers: 3 });
   const cpu = await openEngine({ model: "tiny-gpu", modelsDir: forms.dir, backend: "wasm", workers: 1, threads: 1 });
@@ -124,8 +124,8 @@ gpuTest("pipeline workers share one GPU session thread: pictures waiting togethe
     gpu.state(); // asks the session thread for its counts
     await new Promise((r) => setTimeout(r, 50));
     const b = gpu.state().gpuBatches;
-    assert(b && b.pictures === 9, `the session thread counted ${b?.pictures} pictures for 9 jobs`);
-    assert(b.runs < b.pictures, `no two waiting pictures went together: ${b.runs} runs for ${b.pictures} pictures`);
+    // Whether two asks meet in one run depends on timing here; test/inference/mask-batcher.test.ts holds the rule.
+    assert(b && b.pictures === 9 && b.runs <= 9 && b.max === 4, `the session thread counted ${JSON.stringify(b)} for 9 jobs`);
     console.log(`GPU engine: ${b.pictures} pictures in ${b.runs} runs (batches up to ${b.max})`);
   } finally {
     await gpu.dispose();
