@@ -11,6 +11,7 @@ import { moduleBeside } from "../inference/module-url.ts";
 import { createWorkerPool } from "../inference/pool.ts";
 import type { Connect, GpuSessionInfo } from "../inference/gpu-session-worker.ts";
 import { createEngine, type Engine, type SessionSettings } from "./engine.ts";
+import { InferenceError } from "../inference/errors.ts";
 
 /**
  * How a GPU host's cores go: pipeline workers (jobs in flight at once, so up to that many
@@ -45,21 +46,27 @@ export function createGpuEngine(opts: GpuEngineOptions): Engine {
     startTimeoutMs,
     restart: false,
   });
-  const pipelines = createEngine({
-    poolSize: opts.workers,
-    session: { ...opts.session, threads: opts.threads },
-    startTimeoutMs,
-    collectCallingThread: opts.collectCallingThread,
-    sessionPort: () => {
-      const channel = new MessageChannel();
-      // Queued until the GPU thread is ready; a port whose thread never starts closes with it.
-      gpu.run({ connect: channel.port1 }, [channel.port1]).catch(() => {});
-      return channel.port2;
-    },
-  });
+  // The pipeline workers start once the GPU's session is warm: under auto, WebAssembly's
+  // first cut-outs run meanwhile on the same cores, and the GPU's start then takes one of
+  // them (its session thread) instead of every worker's and band helper's start-up too.
+  let pipelines: Engine | undefined;
+  let disposed = false;
   let info: GpuSessionInfo | undefined;
   let batches = { runs: 0, pictures: 0 };
-  const ready = Promise.all([gpu.ready(), pipelines.whenReady()]).then(([g]) => {
+  const ready = gpu.ready().then(async (g) => {
+    if (disposed) throw new InferenceError("shutting_down", "the engine was closed while its GPU session started");
+    pipelines = createEngine({
+      poolSize: opts.workers,
+      session: { ...opts.session, threads: opts.threads },
+      startTimeoutMs,
+      collectCallingThread: opts.collectCallingThread,
+      sessionPort: () => {
+        const channel = new MessageChannel();
+        gpu.run({ connect: channel.port1 }, [channel.port1]).catch(() => {});
+        return channel.port2;
+      },
+    });
+    await pipelines.whenReady();
     info = g.workers[0] as GpuSessionInfo;
   });
   ready.catch(() => {}); // observed through state() and whenReady()
@@ -77,8 +84,8 @@ export function createGpuEngine(opts: GpuEngineOptions): Engine {
   return {
     whenReady: () => ready,
     state() {
-      const p = pipelines.state();
       const g = gpu.stats();
+      const p = pipelines?.state() ?? { ready: false, poolSize: opts.workers, busy: 0, queued: 0 };
       refreshBatches();
       return {
         ...p,
@@ -89,9 +96,14 @@ export function createGpuEngine(opts: GpuEngineOptions): Engine {
         ...(info ? { gpuBatches: { max: info.maxBatch, ...batches } } : {}),
       };
     },
-    run: (job, signal) => pipelines.run(job, signal),
+    async run(job, signal) {
+      // The handover sends no job before the engine is ready; a direct caller waits for it.
+      await ready;
+      return pipelines!.run(job, signal);
+    },
     async dispose() {
-      await pipelines.dispose();
+      disposed = true;
+      await pipelines?.dispose();
       await gpu.dispose();
     },
   };
