@@ -6,6 +6,7 @@ import type { Db } from "../db/index.ts";
 import type { Playground } from "../gateway/playground.ts";
 import type { KeyService } from "../keys/index.ts";
 import type { Mailer } from "../mail/index.ts";
+import type { ProxyTrust } from "../http/proxy-trust.ts";
 import { createTopups, type PaymentProvider, type Topups } from "../payments/index.ts";
 import { createAccountFlow, type AccountFlow } from "./account-flow.ts";
 import { createAppReview, type AppReview } from "../accounts/index.ts";
@@ -35,7 +36,7 @@ export interface ConsoleDeps {
   sessionSecret?: string;
   /** The developer mailbox page (never in production). */
   devMailbox: boolean;
-  trustProxy: boolean;
+  trustProxy: ProxyTrust;
   remoteAddress: (req: Request, env: unknown) => string | undefined;
   mailLimits?: MailRateLimits;
   linkTtlMs?: number;

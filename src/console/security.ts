@@ -8,6 +8,7 @@
 // cookies already keep most cross-site posts out; the token covers the rest.
 import type { MiddlewareHandler } from "hono";
 import { getCookie, setCookie, deleteCookie } from "hono/cookie";
+import { peerIsTrustedProxy } from "../http/proxy-trust.ts";
 import { constantTimeEqual } from "../keys/index.ts";
 import type { ConsoleDeps, ConsoleStores } from "./deps.ts";
 import type { ConsoleEnv } from "./env.ts";
@@ -26,7 +27,7 @@ const CSP =
 export function isSecure(d: ConsoleDeps, c: Ctx): boolean {
   if (d.publicUrl?.startsWith("https:")) return true;
   if (new URL(c.req.url).protocol === "https:") return true;
-  return d.trustProxy && c.req.header("x-forwarded-proto") === "https";
+  return c.req.header("x-forwarded-proto") === "https" && peerIsTrustedProxy(d.trustProxy, d.remoteAddress(c.req.raw, c.env));
 }
 
 export function setSessionCookie(d: ConsoleDeps, c: Ctx, token: string): void {

@@ -13,7 +13,7 @@ import { AccountInfo, Healthy, Readiness, RemoveBgJson } from "./schemas.ts";
 const KEY_ERRORS: ErrorDoc[] = [
   { code: "invalid_api_key", when: "X-Api-Key missing, malformed, nonexistent, deleted, expired or dormant." },
   { code: "key_suspended", when: "The operator suspended the key." },
-  { code: "rate_limited", when: "Repeated invalid keys from this IP address (by default 20 within 60 s); also for valid keys from that address until the window passes." },
+  { code: "rate_limited", when: "An invalid key from an IP address that sent many (by default more than 20 within 60 s), until the window passes. A valid key from that address is served." },
 ];
 const SERVER_ERRORS: ErrorDoc[] = [
   { code: "internal_error", when: "An unexpected fault; logged with the request ID. Nothing is charged." },
@@ -39,7 +39,7 @@ const REMOVEBG_ERRORS: ErrorDoc[] = [
   { code: "file_too_large", when: "The body is over 12,000,000 bytes, announced by Content-Length or found while receiving." },
   {
     code: "rate_limited",
-    when: "The organization's live concurrency cap (2), the service's overall concurrency cap, or repeated invalid keys from this IP address. Retry-After says when.",
+    when: "The organization's live concurrency cap (2), the service's overall concurrency cap, or an invalid key from an IP address that sent many. Retry-After says when.",
   },
   { code: "daily_limit_reached", when: "Live key: the organization's or the app's daily spending limit (KST day) would be passed. Retry-After: until 00:00 KST." },
   { code: "monthly_limit_reached", when: "Live key: the app's monthly spending limit would be passed. Retry-After: until the 1st, 00:00 KST." },

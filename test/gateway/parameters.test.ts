@@ -5,6 +5,7 @@
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import http from "node:http";
+import { NO_PROXY } from "../../src/http/proxy-trust.ts";
 import { createMemoryLimiter } from "../../src/limits/index.ts";
 import { serve } from "../../src/wiring/serve.ts";
 import { MAX_BODY_BYTES } from "../../src/http/read-body.ts";
@@ -280,7 +281,7 @@ describe("413 file_too_large", () => {
 
   test("over a real socket: a chunked upload is answered 413 and the connection stops taking bytes", async () => {
     const c = await liveCustomer();
-    const v = g.variant({ limiter: createMemoryLimiter(), config: { TRUST_PROXY: false } });
+    const v = g.variant({ limiter: createMemoryLimiter(), config: { TRUST_PROXY: NO_PROXY } });
     const server = await serve(v.app.fetch, { port: 0, hostname: "127.0.0.1" });
     const chunk = Buffer.alloc(64 * 1024, 0x41);
     const cap = 200_000_000;

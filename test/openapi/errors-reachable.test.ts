@@ -114,10 +114,8 @@ const SCENARIOS: Record<string, Record<string, Scenario>> = {
         headers: { "x-api-key": c.liveKey, "x-forwarded-for": g.ip, "content-type": "multipart/form-data; boundary=b", "content-length": "12000001" },
       });
     },
-    rate_limited: async () => {
-      const c = await funded();
-      return g.removebg(c.liveKey, image, { ip: await blockedIp() });
-    },
+    // An invalid key from an address past the invalid-key limit (a valid key from it is served).
+    rate_limited: async () => g.removebg(unknownLive(), image, { ip: await blockedIp() }),
     daily_limit_reached: async () => {
       const c = await funded();
       await g.h.admin("PATCH", `/orgs/${c.orgId}`, { dailyLimitKrw: 0 });
@@ -203,7 +201,7 @@ const SCENARIOS: Record<string, Record<string, Scenario>> = {
   getAccount: {
     invalid_api_key: async () => g.account(undefined),
     key_suspended: async () => g.account(await suspendedKey()),
-    rate_limited: async () => g.account((await funded()).liveKey, { ip: await blockedIp() }),
+    rate_limited: async () => g.account(unknownLive(), { ip: await blockedIp() }),
     internal_error: async () =>
       g.variant({ services: { billing: { ...g.h.services.billing, balances: thrown(new Error("a bug")) } } }).account((await funded()).liveKey),
     service_unavailable: async () =>
