@@ -1,4 +1,10 @@
-// The console's request guards: security headers, the session cookie, and CSRF.
+// The console's request guards: the form's limits, security headers, the session
+// cookie, and CSRF.
+//
+// Order of a POST, cheapest refusal first and nothing read before it is bounded: the
+// Origin header (another site: 403) → the form, read within FORM_LIMITS while it
+// arrives (413 past either limit, before the session is looked up or the token
+// compared) → the session → the CSRF token.
 //
 // CSRF: a signed-in session has its own token (synchronizer token); before sign-in
 // the forms use a double-submit cookie. Every POST must send the token back as
@@ -8,17 +14,23 @@
 // cookies already keep most cross-site posts out; the token covers the rest.
 import type { MiddlewareHandler } from "hono";
 import { getCookie, setCookie, deleteCookie } from "hono/cookie";
+import { readFormCapped, type FormLimits } from "../http/read-form.ts";
 import { peerIsTrustedProxy } from "../http/proxy-trust.ts";
 import { constantTimeEqual } from "../keys/index.ts";
 import type { ConsoleDeps, ConsoleStores } from "./deps.ts";
 import type { ConsoleEnv } from "./env.ts";
-import { errorPage, formOf, type Ctx } from "./http.tsx";
+import { errorPage, type Ctx } from "./http.tsx";
 import { SESSION_TTL_MS } from "./sessions.ts";
 import { newSecretToken } from "./tokens.ts";
 
 export const SESSION_COOKIE = "pd_session";
 export const ANON_CSRF_COOKIE = "pd_csrf";
 export const CSRF_HEADER = "x-csrf-token";
+/** The one route whose body is not a form: the playground's image, passed to the gateway unread. */
+const PASSED_BODY = /^\/console\/apps\/[^/]+\/playground$/;
+
+/** A console form: tens of bytes of fields, a handful of them. Anything past these is not one. */
+export const FORM_LIMITS: FormLimits = { maxBytes: 32 * 1024, maxFields: 32 };
 
 // img-src blob: lets the playground show the chosen image and its cut-out from object URLs.
 const CSP =
@@ -46,6 +58,28 @@ export function clearSessionCookie(c: Ctx): void {
 
 export function consoleGuards(d: ConsoleDeps, st: ConsoleStores): MiddlewareHandler<ConsoleEnv> {
   return async (c, next) => {
+    // Error pages before the session is known render as signed out.
+    c.set("session", null);
+    c.set("csrf", "");
+    let form: Record<string, string> | undefined;
+    const posting = c.req.method === "POST";
+    if (posting) {
+      const origin = c.req.header("origin");
+      const allowed = new Set([new URL(c.req.url).origin, ...(d.publicUrl ? [new URL(d.publicUrl).origin] : [])]);
+      if (origin && origin !== "null" && !allowed.has(origin)) {
+        return errorPage(c, 403, "Request refused", "This form was sent from another site.");
+      }
+      if (!(c.req.header(CSRF_HEADER) !== undefined && PASSED_BODY.test(c.req.path))) {
+        const read = await readFormCapped(c.req.raw, FORM_LIMITS);
+        if (!read.ok) {
+          if (read.refused === "unreadable") return errorPage(c, 400, "Form not readable", "The form could not be read. Reload the page and try again.");
+          return errorPage(c, 413, "Form too large", `${read.title}: no form of this console is that large.`);
+        }
+        form = read.fields;
+      }
+    }
+    c.set("form", form);
+
     const session = await st.sessions.get(getCookie(c, SESSION_COOKIE));
     c.set("session", session);
     let csrf = session?.csrf;
@@ -58,13 +92,8 @@ export function consoleGuards(d: ConsoleDeps, st: ConsoleStores): MiddlewareHand
     }
     c.set("csrf", csrf);
 
-    if (c.req.method === "POST") {
-      const origin = c.req.header("origin");
-      const allowed = new Set([new URL(c.req.url).origin, ...(d.publicUrl ? [new URL(d.publicUrl).origin] : [])]);
-      if (origin && origin !== "null" && !allowed.has(origin)) {
-        return errorPage(c, 403, "Request refused", "This form was sent from another site.");
-      }
-      const sent = c.req.header(CSRF_HEADER) ?? (await formOf(c))._csrf ?? "";
+    if (posting) {
+      const sent = c.req.header(CSRF_HEADER) ?? form?._csrf ?? "";
       if (!constantTimeEqual(sent, csrf)) {
         return errorPage(c, 403, "Request refused", "The form had expired or did not come from this console. Reload the page and try again.");
       }

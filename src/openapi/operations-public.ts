@@ -3,6 +3,7 @@
 // docs/DECISIONS.md; test/openapi/errors-reachable.test.ts produces every one of
 // them through the app, so an entry here that the gateway cannot give fails a test.
 import { H } from "../http/headers.ts";
+import { MAX_FORM_PARTS } from "../http/multipart.ts";
 import { METRICS_PATH } from "../metrics/route.ts";
 import { IMAGE_HEADERS, RATE_LIMIT_HEADERS } from "./headers.ts";
 import type { ErrorDoc, Operation } from "./model.ts";
@@ -23,7 +24,7 @@ const REMOVEBG_ERRORS: ErrorDoc[] = [
   {
     code: "invalid_parameter",
     when:
-      "The multipart body cannot be read; image_file missing, empty or sent as text; a part sent twice; a bad semitransparency value; crop_margin sent; " +
+      `The multipart body cannot be read or has more than ${MAX_FORM_PARTS} parts; image_file missing, empty or sent as text; a part sent twice; a bad semitransparency value; crop_margin sent; ` +
       "the image is unreadable, of an unknown format or over 12 megapixels; a malformed Idempotency-Key.",
   },
   {
