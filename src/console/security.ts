@@ -1,5 +1,4 @@
-// The console's request guards: the form's limits, security headers, the session
-// cookie, and CSRF.
+// The console's request guards: the form's limits, the session cookie, and CSRF.
 //
 // Order of a POST, cheapest refusal first and nothing read before it is bounded: the
 // Origin header (another site: 403) → the form, read within FORM_LIMITS while it
@@ -31,10 +30,6 @@ const PASSED_BODY = /^\/console\/apps\/[^/]+\/playground$/;
 
 /** A console form: tens of bytes of fields, a handful of them. Anything past these is not one. */
 export const FORM_LIMITS: FormLimits = { maxBytes: 32 * 1024, maxFields: 32 };
-
-// img-src blob: lets the playground show the chosen image and its cut-out from object URLs.
-const CSP =
-  "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data: blob:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
 
 export function isSecure(d: ConsoleDeps, c: Ctx): boolean {
   if (d.publicUrl?.startsWith("https:")) return true;
@@ -99,11 +94,8 @@ export function consoleGuards(d: ConsoleDeps, st: ConsoleStores): MiddlewareHand
       }
     }
     await next();
-    c.header("Content-Security-Policy", CSP);
-    c.header("X-Frame-Options", "DENY");
-    c.header("X-Content-Type-Options", "nosniff");
-    // Links carry one-time tokens: never send the URL to another site.
-    c.header("Referrer-Policy", "no-referrer");
+    // Pages hold CSRF tokens and account data: never kept by a cache. The headers every
+    // answer carries (CSP, framing, nosniff, referrer, HSTS) are src/http/security-headers.ts's.
     c.header("Cache-Control", "no-store");
   };
 }

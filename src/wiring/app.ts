@@ -12,6 +12,7 @@ import { createPlayground } from "../gateway/playground.ts";
 import type { AppEnv } from "../http/app-env.ts";
 import { registerHealth } from "../http/health.ts";
 import { installErrorHandling, requestIdMiddleware } from "../http/middleware.ts";
+import { securityHeaders } from "../http/security-headers.ts";
 import { storeUnavailable } from "../http/store-unavailable.ts";
 import { gatewayObserver, httpMetrics, METRICS_PATH, productObserver, registerMetricsRoute } from "../metrics/index.ts";
 import { registerOpenApiRoutes } from "../openapi/routes.ts";
@@ -71,6 +72,8 @@ export function buildApp(s: Services, o: AppOptions): BuiltApp {
 
   const app = new Hono<AppEnv>();
   app.use("*", requestIdMiddleware(s.now));
+  // CSP, framing, nosniff, referrer and (behind an https PUBLIC_URL) HSTS on every answer.
+  app.use("*", securityHeaders({ https: c.PUBLIC_URL?.startsWith("https:") ?? false }));
   // Counts and logs every answer, the error path's included (it runs inside this one).
   app.use("*", httpMetrics(s.metrics, o.log));
   installErrorHandling(app, o.log, storeUnavailable);

@@ -62,7 +62,8 @@ test("a playground image goes through the gateway as the app's test key, logged,
     assert.equal(res.headers.get("x-pd-test-size"), "preview");
     assert.equal(res.headers.get("x-pd-test-remaining"), String(TEST_CALLS_PER_PERIOD - 1));
     assert.equal(res.headers.get("x-pd-charged-krw"), null, "a test call carries no charge");
-    assert.match(res.headers.get("content-security-policy") ?? "", /script-src 'self'/, "console headers on the answer");
+    assert.match(res.headers.get("content-security-policy") ?? "", /default-src 'none'/, "the security headers of an answer that is not a page");
+    assert.equal(res.headers.get("cache-control"), "no-store", "the console's");
     const requestId = res.headers.get("x-pd-request-id")!;
     assert.match(requestId, /^req_/);
     assert.deepEqual(keysIn(await answerText(res)), [], "no key in the answer");

@@ -14,6 +14,7 @@ import type { Engine } from "../../src/engine/pipeline/engine.ts";
 import { createProductApp } from "../../src/product/app.ts";
 import type { Admission } from "../../src/product/admission.ts";
 import type { Services } from "../../src/wiring/services.ts";
+import { ourHeaders } from "./contract.ts";
 import {
   expectError,
   gatewayHarness,
@@ -235,9 +236,6 @@ function documentedErrors(operationId: string): DocumentedError[] {
 }
 
 /** Headers of ours on an answer: X-…, Retry-After, WWW-Authenticate, Allow. */
-function ourHeaders(res: Response): string[] {
-  return [...res.headers.keys()].filter((h) => /^(x-|retry-after$|www-authenticate$|allow$)/i.test(h));
-}
 
 for (const [operationId, scenarios] of Object.entries(SCENARIOS)) {
   describe(`${operationId}: every documented error is reachable`, () => {
