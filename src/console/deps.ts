@@ -38,6 +38,7 @@ export interface ConsoleDeps {
   devMailbox: boolean;
   trustProxy: ProxyTrust;
   remoteAddress: (req: Request, env: unknown) => string | undefined;
+  log: (e: Record<string, unknown>) => void;
   mailLimits?: MailRateLimits;
   linkTtlMs?: number;
   /** Runs a playground image through the gateway as the app's test key (absent: the playground answers 503). */
@@ -58,7 +59,7 @@ export function buildStores(d: ConsoleDeps): ConsoleStores {
   const mailRate = createMailRate({ db: d.db, now: d.now, limits: d.mailLimits ?? DEFAULT_MAIL_LIMITS });
   return {
     sessions: createSessions({ db: d.db, now: d.now, hash }),
-    flow: createAccountFlow({ accounts: d.accounts, links, mailRate, mailer: d.mailer }),
+    flow: createAccountFlow({ accounts: d.accounts, links, mailRate, mailer: d.mailer, log: d.log }),
     review: createAppReview({ db: d.db, now: d.now }),
     usage: createUsage({ db: d.db, now: d.now }),
     topups: createTopups({

@@ -11,6 +11,13 @@
 // playground's script sends it in the X-CSRF-Token header instead, so its image body
 // reaches the gateway unread (a page on another site cannot set that header either). SameSite=Lax
 // cookies already keep most cross-site posts out; the token covers the rest.
+//
+// Cookies: over https (PUBLIC_URL, the request, or X-Forwarded-Proto from a trusted
+// proxy) they are Secure and named with the __Host- prefix, which a browser accepts
+// only from a secure origin, for Path=/ and no Domain: no subdomain or plain-http page
+// can plant or overwrite them. Over plain http (local development) a Secure cookie would
+// never come back, so they are plain, unprefixed and not Secure; an unprefixed cookie is
+// never read over https (docs/DECISIONS.md, "Console cookies").
 import type { MiddlewareHandler } from "hono";
 import { getCookie, setCookie, deleteCookie } from "hono/cookie";
 import { readFormCapped, type FormLimits } from "../http/read-form.ts";
@@ -19,17 +26,18 @@ import { constantTimeEqual } from "../keys/index.ts";
 import type { ConsoleDeps, ConsoleStores } from "./deps.ts";
 import type { ConsoleEnv } from "./env.ts";
 import { errorPage, type Ctx } from "./http.tsx";
-import { SESSION_TTL_MS } from "./sessions.ts";
+import { SESSION_ABSOLUTE_MS } from "./sessions.ts";
 import { newSecretToken } from "./tokens.ts";
 
-export const SESSION_COOKIE = "pd_session";
-export const ANON_CSRF_COOKIE = "pd_csrf";
+/** A console form: tens of bytes of fields, a handful of them. Anything past these is not one. */
+export const FORM_LIMITS: FormLimits = { maxBytes: 32 * 1024, maxFields: 32 };
+
 export const CSRF_HEADER = "x-csrf-token";
 /** The one route whose body is not a form: the playground's image, passed to the gateway unread. */
 const PASSED_BODY = /^\/console\/apps\/[^/]+\/playground$/;
 
-/** A console form: tens of bytes of fields, a handful of them. Anything past these is not one. */
-export const FORM_LIMITS: FormLimits = { maxBytes: 32 * 1024, maxFields: 32 };
+const cookieNames = (secure: boolean) =>
+  secure ? { session: "__Host-pd_session", csrf: "__Host-pd_csrf" } : { session: "pd_session", csrf: "pd_csrf" };
 
 export function isSecure(d: ConsoleDeps, c: Ctx): boolean {
   if (d.publicUrl?.startsWith("https:")) return true;
@@ -37,18 +45,25 @@ export function isSecure(d: ConsoleDeps, c: Ctx): boolean {
   return c.req.header("x-forwarded-proto") === "https" && peerIsTrustedProxy(d.trustProxy, d.remoteAddress(c.req.raw, c.env));
 }
 
+/** The session cookie's value as this request may send it (see the top of the file). */
+export function sessionToken(d: ConsoleDeps, c: Ctx): string | undefined {
+  return getCookie(c, cookieNames(isSecure(d, c)).session);
+}
+
 export function setSessionCookie(d: ConsoleDeps, c: Ctx, token: string): void {
-  setCookie(c, SESSION_COOKIE, token, {
+  const secure = isSecure(d, c);
+  setCookie(c, cookieNames(secure).session, token, {
     httpOnly: true,
     sameSite: "Lax",
-    secure: isSecure(d, c),
+    secure,
     path: "/",
-    maxAge: Math.floor(SESSION_TTL_MS / 1000),
+    maxAge: Math.floor(SESSION_ABSOLUTE_MS / 1000),
   });
 }
 
-export function clearSessionCookie(c: Ctx): void {
-  deleteCookie(c, SESSION_COOKIE, { path: "/" });
+export function clearSessionCookie(d: ConsoleDeps, c: Ctx): void {
+  const secure = isSecure(d, c);
+  deleteCookie(c, cookieNames(secure).session, { path: "/", secure });
 }
 
 export function consoleGuards(d: ConsoleDeps, st: ConsoleStores): MiddlewareHandler<ConsoleEnv> {
@@ -75,14 +90,16 @@ export function consoleGuards(d: ConsoleDeps, st: ConsoleStores): MiddlewareHand
     }
     c.set("form", form);
 
-    const session = await st.sessions.get(getCookie(c, SESSION_COOKIE));
+    const secure = isSecure(d, c);
+    const names = cookieNames(secure);
+    const session = await st.sessions.get(getCookie(c, names.session));
     c.set("session", session);
     let csrf = session?.csrf;
     if (!csrf) {
-      csrf = getCookie(c, ANON_CSRF_COOKIE);
+      csrf = getCookie(c, names.csrf);
       if (!csrf || csrf.length !== 32) {
         csrf = newSecretToken();
-        setCookie(c, ANON_CSRF_COOKIE, csrf, { httpOnly: true, sameSite: "Lax", secure: isSecure(d, c), path: "/console" });
+        setCookie(c, names.csrf, csrf, { httpOnly: true, sameSite: "Lax", secure, path: "/" });
       }
     }
     c.set("csrf", csrf);

@@ -40,6 +40,8 @@ export interface BuiltApp {
   app: Hono<AppEnv>;
   /** The internal product app, when this process runs the engine. */
   productApp?: Hono;
+  /** Resolves once the console's sign-up and sign-in mails asked for so far are written (shutdown waits for it). */
+  mailSent(): Promise<void>;
 }
 
 export function buildApp(s: Services, o: AppOptions): BuiltApp {
@@ -151,27 +153,26 @@ export function buildApp(s: Services, o: AppOptions): BuiltApp {
     createAdminApp({ accounts: s.accounts, billing: s.billing, keys: s.keys, requestLog: s.requestLog, operatorToken: o.operatorToken }),
   );
   // The customer console (pages under /console, landing page at /).
-  app.route(
-    "/",
-    createConsoleApp({
-      db: s.db,
-      now: s.now,
-      accounts: s.accounts,
-      billing: s.billing,
-      keys: s.keys,
-      requestLog: s.requestLog,
-      testQuota: s.testQuota,
-      mailer: s.mailer,
-      payments: s.payments,
-      publicUrl: c.PUBLIC_URL,
-      production: c.NODE_ENV === "production",
-      sessionSecret: c.SESSION_SECRET,
-      devMailbox: c.NODE_ENV !== "production" && s.mailer.kind === "outbox",
-      trustProxy: c.TRUST_PROXY,
-      remoteAddress: o.remoteAddress ?? (() => undefined),
-      // The playground removes as the app's test key through the gateway's own handler.
-      playground: createPlayground(gatewayDeps, async (appId) => toKeyLookup(await s.keys.lookupCurrent(appId, "test"))),
-    }),
-  );
-  return { app, productApp };
+  const consoleApp = createConsoleApp({
+    db: s.db,
+    now: s.now,
+    accounts: s.accounts,
+    billing: s.billing,
+    keys: s.keys,
+    requestLog: s.requestLog,
+    testQuota: s.testQuota,
+    mailer: s.mailer,
+    payments: s.payments,
+    publicUrl: c.PUBLIC_URL,
+    production: c.NODE_ENV === "production",
+    sessionSecret: c.SESSION_SECRET,
+    devMailbox: c.NODE_ENV !== "production" && s.mailer.kind === "outbox",
+    trustProxy: c.TRUST_PROXY,
+    remoteAddress: o.remoteAddress ?? (() => undefined),
+    log: o.log,
+    // The playground removes as the app's test key through the gateway's own handler.
+    playground: createPlayground(gatewayDeps, async (appId) => toKeyLookup(await s.keys.lookupCurrent(appId, "test"))),
+  });
+  app.route("/", consoleApp.app);
+  return { app, productApp, mailSent: consoleApp.mailSent };
 }
