@@ -3,6 +3,7 @@
 // than surfacing as a 500 on every request. Nothing else reads process.env.
 import { z } from "zod";
 import { availableParallelism } from "node:os";
+import { parseProxyTrust } from "./http/proxy-trust.ts";
 
 const int = (def: number, min = 0, max = Number.MAX_SAFE_INTEGER) =>
   z.coerce.number().int().min(min).max(max).default(def);
@@ -69,7 +70,17 @@ export const ConfigSchema = z.object({
   INVALID_KEY_LIMIT: int(20, 1),
   INVALID_KEY_WINDOW_S: int(60, 1),
   HOLD_SWEEP_INTERVAL_MS: int(15_000, 100),
-  TRUST_PROXY: bool(false), // take the client IP from X-Forwarded-For
+  // Which proxies may name the client in X-Forwarded-For: false, a hop count (true = 1),
+  // or their addresses/ranges (src/http/proxy-trust.ts; docs/DEPLOY.md "The client address").
+  TRUST_PROXY: z
+    .string()
+    .default("false")
+    .transform((v, ctx) => {
+      const trust = parseProxyTrust(v);
+      if (trust) return trust;
+      ctx.addIssue({ code: "custom", message: "false, a hop count (1-8, true = 1), or a comma-separated list of proxy addresses or CIDR ranges" });
+      return z.NEVER;
+    }),
 
   // Console. SMTP_URL unset: mail goes to the outbox table (served as the developer
   // mailbox only in development on loopback). PUBLIC_URL: the origin every link and

@@ -41,7 +41,8 @@ const services = await createServices(config, { log }).catch((err: unknown) => {
 });
 services.metrics.collectProcessMetrics();
 let shuttingDown = false;
-const { app } = buildApp(services, { operatorToken, log, isShuttingDown: () => shuttingDown, remoteAddress });
+const built = buildApp(services, { operatorToken, log, isShuttingDown: () => shuttingDown, remoteAddress });
+const { app } = built;
 
 if (services.engine) {
   const engine = services.engine;
@@ -111,6 +112,8 @@ async function shutdown(signal: string) {
     await server.close(config.DEADLINE_MS + SHUTDOWN_MARGIN_MS);
     const left = (await services.metrics.httpInFlight.get()).values[0]?.value ?? 0;
     if (left > 0) log({ level: "error", msg: "requests still running at shutdown; abandoned", count: left });
+    // Sign-up and sign-in mails asked for before the close are written before the stores close.
+    await Promise.race([built.mailSent(), new Promise((r) => setTimeout(r, SHUTDOWN_MARGIN_MS))]);
     // Inference sessions disposed (pool workers terminated), then the limiter and the database.
     await services.close();
   } catch (err) {

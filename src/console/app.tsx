@@ -24,7 +24,13 @@ export type { ConsoleDeps } from "./deps.ts";
 /** Pages anyone may open; every other console page needs a session. */
 const PUBLIC_PATHS = new Set(["/", "/console/sign-up", "/console/sign-in", "/console/auth/link", "/console/docs", "/console/dev/mailbox"]);
 
-export function createConsoleApp(d: ConsoleDeps): Hono<ConsoleEnv> {
+export interface ConsoleApp {
+  app: Hono<ConsoleEnv>;
+  /** Resolves once the sign-up and sign-in mails asked for so far are written (mail-queue.ts). */
+  mailSent(): Promise<void>;
+}
+
+export function createConsoleApp(d: ConsoleDeps): ConsoleApp {
   const st = buildStores(d);
   const app = new Hono<ConsoleEnv>();
 
@@ -47,12 +53,12 @@ export function createConsoleApp(d: ConsoleDeps): Hono<ConsoleEnv> {
   registerLanding(app, d);
   registerAuthRoutes(app, d, st);
   registerDocsRoutes(app, d);
-  if (d.devMailbox) registerDevMailbox(app, d);
+  if (d.devMailbox) registerDevMailbox(app, d, st);
   registerAppRoutes(app, d, st);
   registerKeyRoutes(app, d, st);
   registerCreditRoutes(app, d, st);
   registerLimitRoutes(app, d, st);
   registerUsageRoutes(app, d, st);
   registerPlaygroundRoutes(app, d);
-  return app;
+  return { app, mailSent: st.flow.mailSent };
 }

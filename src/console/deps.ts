@@ -6,6 +6,7 @@ import type { Db } from "../db/index.ts";
 import type { Playground } from "../gateway/playground.ts";
 import type { KeyService } from "../keys/index.ts";
 import type { Mailer } from "../mail/index.ts";
+import type { ProxyTrust } from "../http/proxy-trust.ts";
 import type { Topups } from "../payments/index.ts";
 import { createAccountFlow, type AccountFlow } from "./account-flow.ts";
 import { createAppReview, type AppReview } from "../accounts/index.ts";
@@ -31,8 +32,9 @@ export interface ConsoleDeps {
   sessionSecret?: string;
   /** The developer mailbox page (development on loopback with the outbox mailer only). */
   devMailbox: boolean;
-  trustProxy: boolean;
+  trustProxy: ProxyTrust;
   remoteAddress: (req: Request, env: unknown) => string | undefined;
+  log: (e: Record<string, unknown>) => void;
   mailLimits?: MailRateLimits;
   linkTtlMs?: number;
   /** Runs a playground image through the gateway as the app's test key (absent: the playground answers 503). */
@@ -52,7 +54,7 @@ export function buildStores(d: ConsoleDeps): ConsoleStores {
   const mailRate = createMailRate({ db: d.db, now: d.now, limits: d.mailLimits ?? DEFAULT_MAIL_LIMITS });
   return {
     sessions: createSessions({ db: d.db, now: d.now, hash }),
-    flow: createAccountFlow({ accounts: d.accounts, links, mailRate, mailer: d.mailer }),
+    flow: createAccountFlow({ accounts: d.accounts, links, mailRate, mailer: d.mailer, log: d.log }),
     review: createAppReview({ db: d.db, now: d.now }),
     usage: createUsage({ db: d.db, now: d.now }),
   };

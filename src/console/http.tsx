@@ -10,7 +10,7 @@ import { Layout, Notice } from "./pages/layout.tsx";
 
 export type Ctx = Context<ConsoleEnv>;
 
-export function page(c: Ctx, title: string, body: Child, status: 200 | 400 | 403 | 404 | 409 | 429 | 503 = 200) {
+export function page(c: Ctx, title: string, body: Child, status: 200 | 400 | 403 | 404 | 409 | 413 | 429 | 503 = 200) {
   return c.html(
     <Layout title={title} signedIn={c.get("session") !== null} csrf={c.get("csrf")}>
       {body}
@@ -19,7 +19,7 @@ export function page(c: Ctx, title: string, body: Child, status: 200 | 400 | 403
   );
 }
 
-export function errorPage(c: Ctx, status: 400 | 403 | 404 | 409 | 429 | 503, title: string, message: string) {
+export function errorPage(c: Ctx, status: 400 | 403 | 404 | 409 | 413 | 429 | 503, title: string, message: string) {
   return page(
     c,
     title,
@@ -33,12 +33,9 @@ export function errorPage(c: Ctx, status: 400 | 403 | 404 | 409 | 429 | 503, tit
 
 export const notFound = (c: Ctx) => errorPage(c, 404, "Not found", "There is nothing here, or it belongs to another organization.");
 
-/** The posted form as strings (files are ignored: no console form uploads). */
+/** The posted form as strings, as the guards read it within the limits (security.ts); files are left out. */
 export async function formOf(c: Ctx): Promise<Record<string, string>> {
-  const body = await c.req.parseBody();
-  const out: Record<string, string> = {};
-  for (const [k, v] of Object.entries(body)) if (typeof v === "string") out[k] = v;
-  return out;
+  return c.get("form") ?? {};
 }
 
 /** The app, if it exists, is not deleted and belongs to the signed-in organization. */
@@ -58,6 +55,7 @@ export function baseUrl(d: ConsoleDeps): string {
   return d.publicUrl;
 }
 
+/** The caller's address for the sign-in limits (TRUST_PROXY's rule, src/http/proxy-trust.ts). */
 export function clientIp(d: ConsoleDeps, c: Ctx): string {
   return clientAddress(c.req.header("x-forwarded-for"), d.trustProxy, d.remoteAddress(c.req.raw, c.env));
 }

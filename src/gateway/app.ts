@@ -2,18 +2,14 @@
 import { Hono } from "hono";
 import type { AppEnv } from "../http/app-env.ts";
 import { errorResponse } from "../http/error-response.ts";
-import { createInvalidKeyGuard } from "../limits/index.ts";
+import { invalidKeyGuard } from "./authenticate.ts";
 import { registerAccount } from "./account.ts";
 import type { GatewayDeps } from "./deps.ts";
 import { registerRemoveBg } from "./removebg.ts";
 
 export function createGatewayApp(deps: GatewayDeps): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
-  const guard = createInvalidKeyGuard(deps.limiter, {
-    limit: deps.settings.invalidKeyLimit,
-    windowMs: deps.settings.invalidKeyWindowS * 1000,
-    now: deps.now,
-  });
+  const guard = invalidKeyGuard(deps);
   registerRemoveBg(app, deps, guard);
   registerAccount(app, deps, guard);
   app.all("/v1.0/removebg", (c) =>

@@ -1,9 +1,20 @@
-// X-Api-Key → key context. IPs that keep sending bad keys are turned away before any
-// database lookup (spec §5.9), so key guessing costs us a counter check, not a query.
+// X-Api-Key → key context. A valid key is never refused for what other callers from its
+// address sent; a missing, malformed or unknown key counts against the address, and
+// past INVALID_KEY_LIMIT in the window such keys get 429 instead of 401 (spec §5.9). A
+// missing or malformed key is never looked up; a well-formed one costs one lookup by
+// its hash (an unknown hash is remembered: src/keys/unknown-hashes.ts).
 import { fail, type Failure } from "../http/api-error.ts";
 import { isWellFormedKey } from "../keys/format.ts";
-import type { InvalidKeyGuard } from "../limits/index.ts";
+import { createInvalidKeyGuard, type InvalidKeyGuard } from "../limits/index.ts";
+import type { GatewayDeps } from "./deps.ts";
 import type { GatewayPorts, KeyContext, KeyOwnerIds } from "./ports.ts";
+
+/** The guard as INVALID_KEY_LIMIT and INVALID_KEY_WINDOW_S set it (the public route's and the playground's). */
+export function invalidKeyGuard(deps: Pick<GatewayDeps, "limiter" | "settings">): InvalidKeyGuard {
+  return createInvalidKeyGuard(deps.limiter, { limit: deps.settings.invalidKeyLimit, windowMs: deps.settings.invalidKeyWindowS * 1000 });
+}
+
+const GUARD_TITLE = "Too many requests with invalid API keys from this address";
 
 export async function authenticate(
   keyText: string | null,
@@ -11,18 +22,9 @@ export async function authenticate(
   lookupKey: GatewayPorts["lookupKey"],
   guard: InvalidKeyGuard,
 ): Promise<{ ok: true; key: KeyContext } | (Failure & { owner?: KeyOwnerIds })> {
-  const blocked = await guard.check(ip);
-  if (blocked.blocked) {
-    return fail("rate_limited", "Too many requests with invalid API keys from this address", blocked.retryAfterS);
-  }
-  // check() and recordInvalid() are two steps, so many concurrent guesses can all pass
-  // the check; the count after recording decides too, which caps the 401s at the limit.
   const invalid = async (title: string): Promise<Failure> => {
-    const count = await guard.recordInvalid(ip);
-    if (count > guard.limit) {
-      return fail("rate_limited", "Too many requests with invalid API keys from this address", Math.ceil(guard.windowMs / 1000));
-    }
-    return fail("invalid_api_key", title);
+    const verdict = await guard.invalidKey(ip);
+    return verdict.over ? fail("rate_limited", GUARD_TITLE, verdict.retryAfterS) : fail("invalid_api_key", title);
   };
   if (!keyText) return invalid("Missing API key: send it in the X-Api-Key header");
   // The shape the key service issues (src/keys/format.ts): anything else is never looked up.

@@ -1,5 +1,5 @@
-// The address used for the per-IP invalid-key guard. X-Forwarded-For is believed only
-// when TRUST_PROXY is set (behind our own load balancer); the rule is in http/client-address.ts.
+// The address used for the per-IP invalid-key guard. X-Forwarded-For is believed only as
+// far as TRUST_PROXY says (behind our own proxies); the rule is in http/proxy-trust.ts.
 import { clientAddress } from "../http/client-address.ts";
 import type { GatewayDeps } from "./deps.ts";
 

@@ -1,6 +1,7 @@
 // Everything the public gateway is built from; assembled in src/wiring/app.ts.
 import type { Limiter } from "../limits/index.ts";
 import type { ByteBudget } from "../http/byte-budget.ts";
+import type { ProxyTrust } from "../http/proxy-trust.ts";
 import type { GatewayPorts, MoneyPort } from "./ports.ts";
 import type { ProductPort } from "./upstream.ts";
 
@@ -19,7 +20,8 @@ export interface GatewaySettings {
   permitLeaseMs: number;
   invalidKeyLimit: number;
   invalidKeyWindowS: number;
-  trustProxy: boolean;
+  /** TRUST_PROXY: which proxies may name the client (src/http/proxy-trust.ts). */
+  trustProxy: ProxyTrust;
 }
 
 export interface GatewayDeps {

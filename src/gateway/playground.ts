@@ -4,10 +4,10 @@
 // present; instead, for this one call, the key lookup answers with the app's current
 // test key (found by app ID and judged like a presented key). The handler is built once
 // (with its own hold clock) and each call passes its own lookup. Everything after
-// that is the public path unchanged: IP guard, product state, the 12 MB body cap,
+// that is the public path unchanged: product state, the 12 MB body cap,
 // parameters, the test key's minute/month/concurrency limits, preview size, resends,
 // the request-log row and the answer with its headers. See docs/DECISIONS.md.
-import { createInvalidKeyGuard } from "../limits/index.ts";
+import { invalidKeyGuard } from "./authenticate.ts";
 import type { GatewayDeps } from "./deps.ts";
 import type { GatewayPorts } from "./ports.ts";
 import { createRemoveBg } from "./removebg.ts";
@@ -38,11 +38,7 @@ const PASSED_HEADERS = ["content-type", "content-length", "x-forwarded-for"] as 
 
 export function createPlayground(deps: GatewayDeps, findTestKey: (appId: string) => Promise<KeyLookup>): Playground {
   // Built once and reused: same guard settings (and limiter counters) as the public route's.
-  const guard = createInvalidKeyGuard(deps.limiter, {
-    limit: deps.settings.invalidKeyLimit,
-    windowMs: deps.settings.invalidKeyWindowS * 1000,
-    now: deps.now,
-  });
+  const guard = invalidKeyGuard(deps);
   const removeBg = createRemoveBg(deps, guard);
   return async ({ appId, requestId, request, env }) => {
     const found = await findTestKey(appId);

@@ -1,11 +1,11 @@
 // POST /v1.0/removebg: the paid call. handle() below is its order of checks, each step
-// in the file that owns it: IP guard and key (no body read for strangers) → query
-// string → product state → body (capped, counted against the receive budget) →
-// parameters → Idempotency-Key → limits and permits → a free test call or the hold →
-// product (with resends) → the charge → the answer. What a step takes goes on the
-// call's Held list (held.ts), given back in one finally whatever the exit; then the
-// headers read after that, and the request-log row (none for a refusal no app can be
-// named for).
+// in the file that owns it: the key, an invalid one answered by the IP guard (no body
+// read for strangers) → query string → product state → body (capped, counted against
+// the receive budget) → parameters → Idempotency-Key → limits and permits → a free test
+// call or the hold → product (with resends) → the charge → the answer. What a step takes
+// goes on the call's Held list (held.ts), given back in one finally whatever the exit;
+// then the headers read after that, and the request-log row (none for a refusal no app
+// can be named for).
 import type { Hono } from "hono";
 import { fail, type Failure } from "../http/api-error.ts";
 import type { AppEnv } from "../http/app-env.ts";
@@ -112,7 +112,7 @@ async function handle(req: Request, env: unknown, call: CallRecord, held: Held, 
     return failureResponse(call.requestId, f, call.headers);
   };
 
-  // Who is calling: the IP guard, then the key.
+  // Who is calling: the key (an invalid one answered by the IP guard).
   const ip = clientIp(req, env, deps);
   call.row.ip = ip;
   const auth = await timed(deps, "authenticate", () => authenticate(req.headers.get("x-api-key"), ip, s.lookupKey, s.guard));

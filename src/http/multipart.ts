@@ -15,7 +15,10 @@
 // - a part needs `Content-Disposition: form-data; name="…"`; a filename (or
 //   filename*) makes it a file, otherwise its content is UTF-8 text;
 // - anything else (no delimiter, a header line without a colon, no closing delimiter)
-//   is malformed, and the caller answers 400.
+//   is malformed, and the caller answers 400;
+// - a form of more than `maxParts` parts is refused when the part after the last allowed
+//   one begins, before its headers are read: a body of 200,000 tiny parts costs the
+//   parse of MAX_FORM_PARTS of them, not of all.
 import { bytesAt } from "../engine/imaging/bytes.ts";
 
 /** A file part: its content is a view of the request body (not a copy). */
@@ -42,6 +45,17 @@ export class Form {
   }
 }
 
+/**
+ * More parts than a form we read can hold: the removebg form has eight named parts, each
+ * allowed once (src/product/form-params.ts refuses any other), and the console's forms
+ * fewer still. Twice that leaves room for a client that sends a few extra fields, which
+ * are then named in a 400 rather than lost in a count.
+ */
+export const MAX_FORM_PARTS = 16;
+
+/** Why parseForm did not return a form. */
+export type FormRefusal = "malformed" | "too-many-parts";
+
 /** Part headers larger than this are not a form any client sends. */
 const MAX_PART_HEADER_BYTES = 16 * 1024;
 const CR = 0x0d;
@@ -58,25 +72,26 @@ export function boundaryOf(contentType: string): string | undefined {
   return b && b.length <= 70 && !b.endsWith(" ") ? b : undefined;
 }
 
-/** The form, or undefined when the bytes are not a well-formed multipart body for `boundary`. */
-export function parseForm(body: Uint8Array, boundary: string): Form | undefined {
+/** The form, or why the bytes are not one: not a well-formed multipart body for `boundary`, or more than `maxParts` parts. */
+export function parseForm(body: Uint8Array, boundary: string, maxParts: number = MAX_FORM_PARTS): Form | FormRefusal {
   const dashBoundary = encoder.encode(`--${boundary}`);
   let at = 0;
   while (body[at] === CR && body[at + 1] === LF) at += 2;
-  if (!bytesAt(body, dashBoundary, at)) return undefined;
+  if (!bytesAt(body, dashBoundary, at)) return "malformed";
   const entries: [string, FormValue][] = [];
   for (;;) {
     at += dashBoundary.length;
     if (body[at] === DASH && body[at + 1] === DASH) return new Form(entries); // the close delimiter; an epilogue may follow
-    if (body[at] !== CR || body[at + 1] !== LF) return undefined;
+    if (body[at] !== CR || body[at + 1] !== LF) return "malformed";
+    if (entries.length === maxParts) return "too-many-parts";
     at += 2;
     const headEnd = indexOfEmptyLine(body, at);
-    if (headEnd < 0 || headEnd - at > MAX_PART_HEADER_BYTES) return undefined;
+    if (headEnd < 0 || headEnd - at > MAX_PART_HEADER_BYTES) return "malformed";
     const head = readPartHead(utf8.decode(body.subarray(at, headEnd)));
-    if (!head) return undefined;
+    if (!head) return "malformed";
     const contentStart = headEnd + 4;
     const next = findDelimiter(body, dashBoundary, contentStart);
-    if (next < 0) return undefined;
+    if (next < 0) return "malformed";
     const content = body.subarray(contentStart, next);
     entries.push([
       head.name,

@@ -2,7 +2,7 @@
 // length is refused as soon as it passes the cap, and the rest is never buffered; one
 // that announces more than the cap is refused before any of it is read.
 import { fail, type Failure } from "./api-error.ts";
-import { boundaryOf, parseForm, type Form } from "./multipart.ts";
+import { boundaryOf, MAX_FORM_PARTS, parseForm, type Form } from "./multipart.ts";
 
 export const MAX_BODY_BYTES = 12_000_000;
 
@@ -12,8 +12,9 @@ export const MAX_BODY_BYTES = 12_000_000;
  */
 export const LEFT_UNREAD = new WeakSet<Request>();
 
-export function tooLarge(): Failure {
-  return fail("file_too_large", "Request body is larger than 12,000,000 bytes");
+/** The 413 of a body over `maxBytes` (the spec's title for the API's 12,000,000). */
+export function tooLarge(maxBytes: number = MAX_BODY_BYTES): Failure {
+  return fail("file_too_large", `Request body is larger than ${String(maxBytes).replace(/\B(?=(\d{3})+$)/g, ",")} bytes`);
 }
 
 /** Content-Length as a number, or undefined when absent or unreadable. */
@@ -23,13 +24,24 @@ export function announcedLength(req: Request): number | undefined {
   return Number(raw);
 }
 
+/**
+ * Looks at the body's bytes as they arrive (each chunk once, in order; an announced
+ * body in one piece) and refuses it with a failure, e.g. at a field limit: the rest is
+ * then never read, as at the byte cap.
+ */
+export type ChunkInspector = (chunk: Uint8Array) => Failure | undefined;
+
 export async function readBodyCapped(
   req: Request,
   maxBytes: number,
+  inspect?: ChunkInspector,
 ): Promise<{ ok: true; bytes: Uint8Array<ArrayBuffer> } | Failure> {
   const announced = announcedLength(req);
-  if (announced !== undefined && announced > maxBytes) return tooLarge();
-  if (announced !== undefined) return readAnnounced(req, maxBytes);
+  if (announced !== undefined && announced > maxBytes) return tooLarge(maxBytes);
+  if (announced !== undefined) {
+    const read = await readAnnounced(req, maxBytes);
+    return read.ok && inspect ? (inspect(read.bytes) ?? read) : read;
+  }
   if (!req.body) return { ok: true, bytes: new Uint8Array(0) };
   const reader = req.body.getReader();
   const chunks: Uint8Array[] = [];
@@ -39,12 +51,13 @@ export async function readBodyCapped(
       const { done, value } = await reader.read();
       if (done) break;
       total += value.byteLength;
-      if (total > maxBytes) {
+      const refused = total > maxBytes ? tooLarge(maxBytes) : inspect?.(value);
+      if (refused) {
         // Nothing more is kept. What happens to the rest is unread-body.ts's call: read
-        // off (a client on a socket must be able to read the 413) or cancelled.
+        // off (a client on a socket must be able to read the answer) or cancelled.
         reader.releaseLock();
         LEFT_UNREAD.add(req);
-        return tooLarge();
+        return refused;
       }
       chunks.push(value);
     }
@@ -76,7 +89,7 @@ async function readAnnounced(req: Request, maxBytes: number): Promise<{ ok: true
   } catch {
     return unreadable();
   }
-  if (body.byteLength > maxBytes) return tooLarge();
+  if (body.byteLength > maxBytes) return tooLarge(maxBytes);
   return { ok: true, bytes: new Uint8Array(body) };
 }
 
@@ -95,7 +108,8 @@ export function parseMultipart(bytes: Uint8Array<ArrayBuffer>, contentType: stri
     return fail("invalid_parameter", "The request must be multipart/form-data with a boundary");
   }
   const form = parseForm(bytes, boundary);
-  return form ? { ok: true, form } : fail("invalid_parameter", "The multipart body could not be read");
+  if (form === "too-many-parts") return fail("invalid_parameter", `The form has more than ${MAX_FORM_PARTS} parts`);
+  return form === "malformed" ? fail("invalid_parameter", "The multipart body could not be read") : { ok: true, form };
 }
 
 /** Parameter names of a JSON object or urlencoded body (empty when it is neither). */

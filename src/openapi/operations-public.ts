@@ -4,6 +4,7 @@
 // them through the app, so an entry here that the gateway cannot give fails a test.
 import { IDEMPOTENCY_MAX_REPLAYS } from "../billing/idempotency.ts";
 import { H } from "../http/headers.ts";
+import { MAX_FORM_PARTS } from "../http/multipart.ts";
 import { METRICS_PATH } from "../metrics/route.ts";
 import { IMAGE_HEADERS, RATE_LIMIT_HEADERS } from "./headers.ts";
 import type { ErrorDoc, Operation } from "./model.ts";
@@ -14,7 +15,7 @@ import { AccountInfo, Healthy, Readiness, RemoveBgJson } from "./schemas.ts";
 const KEY_ERRORS: ErrorDoc[] = [
   { code: "invalid_api_key", when: "X-Api-Key missing, malformed, nonexistent, deleted, expired or dormant." },
   { code: "key_suspended", when: "The operator suspended the key." },
-  { code: "rate_limited", when: "Repeated invalid keys from this IP address (by default 20 within 60 s); also for valid keys from that address until the window passes." },
+  { code: "rate_limited", when: "An invalid key from an IP address that sent many (by default more than 20 within 60 s), until the window passes. A valid key from that address is served." },
 ];
 const SERVER_ERRORS: ErrorDoc[] = [
   { code: "internal_error", when: "An unexpected fault; logged with the request ID. Nothing is charged." },
@@ -24,7 +25,7 @@ const REMOVEBG_ERRORS: ErrorDoc[] = [
   {
     code: "invalid_parameter",
     when:
-      "The multipart body cannot be read; image_file missing, empty or sent as text; a part sent twice; a bad semitransparency value; crop_margin sent; " +
+      `The multipart body cannot be read or has more than ${MAX_FORM_PARTS} parts; image_file missing, empty or sent as text; a part sent twice; a bad semitransparency value; crop_margin sent; ` +
       "the image is unreadable, of an unknown format or over 12 megapixels; a malformed Idempotency-Key.",
   },
   {
@@ -40,7 +41,7 @@ const REMOVEBG_ERRORS: ErrorDoc[] = [
   { code: "file_too_large", when: "The body is over 12,000,000 bytes, announced by Content-Length or found while receiving." },
   {
     code: "rate_limited",
-    when: "The organization's live concurrency cap (2), the service's overall concurrency cap, or repeated invalid keys from this IP address. Retry-After says when.",
+    when: "The organization's live concurrency cap (2), the service's overall concurrency cap, or an invalid key from an IP address that sent many. Retry-After says when.",
   },
   { code: "daily_limit_reached", when: "Live key: the organization's or the app's daily spending limit (KST day) would be passed. Retry-After: until 00:00 KST." },
   { code: "monthly_limit_reached", when: "Live key: the app's monthly spending limit would be passed. Retry-After: until the 1st, 00:00 KST." },

@@ -1,7 +1,9 @@
 // The API reference as one self-contained HTML page (inline CSS, no scripts, no CDN),
 // rendered on the server from the OpenAPI document: operations by tag, parameters,
 // request bodies, response headers and the error table of each operation.
+import { createHash } from "node:crypto";
 import type { Child } from "hono/jsx";
+import { inlineStyleCsp } from "../http/security-headers.ts";
 import type { OpenApiDocument } from "./document.ts";
 
 type Json = Record<string, any>;
@@ -19,6 +21,9 @@ th,td{border-bottom:1px solid #e5e9ee;text-align:left;padding:.3rem .5rem;vertic
 th{background:#f1f4f7}.badge{font-size:12px;border:1px solid #9ca3af;border-radius:3px;padding:0 .3rem;margin-left:.4rem}
 nav ul{columns:2;padding-left:1.2rem}
 `;
+
+/** The page's Content-Security-Policy: its one inline style allowed by hash, nothing else inline. */
+export const REFERENCE_CSP = inlineStyleCsp(createHash("sha256").update(CSS).digest("base64"));
 
 /** Text whose `backticked` parts (the document's Markdown code spans) become <code>. */
 function Md(props: { text: unknown }): Child {

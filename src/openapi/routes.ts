@@ -4,7 +4,7 @@
 import type { Hono } from "hono";
 import type { AppEnv } from "../http/app-env.ts";
 import { buildOpenApiDocument, serialiseDocument } from "./document.ts";
-import { renderReferencePage } from "./reference-page.tsx";
+import { REFERENCE_CSP, renderReferencePage } from "./reference-page.tsx";
 
 export const OPENAPI_PATH = "/openapi.json";
 export const REFERENCE_PATH = "/docs/api";
@@ -19,5 +19,5 @@ export function registerOpenApiRoutes(app: Hono<AppEnv>): void {
     return built;
   };
   app.get(OPENAPI_PATH, (c) => c.body(get().json, 200, { "content-type": "application/json; charset=utf-8", "cache-control": "public, max-age=300" }));
-  app.get(REFERENCE_PATH, (c) => c.html(get().html, 200, { "cache-control": "public, max-age=300" }));
+  app.get(REFERENCE_PATH, (c) => c.html(get().html, 200, { "cache-control": "public, max-age=300", "content-security-policy": REFERENCE_CSP }));
 }

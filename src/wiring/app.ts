@@ -13,6 +13,7 @@ import { createPlayground } from "../gateway/playground.ts";
 import type { AppEnv } from "../http/app-env.ts";
 import { registerHealth } from "../http/health.ts";
 import { installErrorHandling, requestIdMiddleware } from "../http/middleware.ts";
+import { securityHeaders } from "../http/security-headers.ts";
 import { storeUnavailable } from "../http/store-unavailable.ts";
 import { gatewayObserver, httpMetrics, METRICS_PATH, productObserver, registerMetricsRoute } from "../metrics/index.ts";
 import { registerOpenApiRoutes } from "../openapi/routes.ts";
@@ -41,6 +42,8 @@ export interface BuiltApp {
   app: Hono<AppEnv>;
   /** The internal product app, when this process runs the engine. */
   productApp?: Hono;
+  /** Resolves once the console's sign-up and sign-in mails asked for so far are written (shutdown waits for it). */
+  mailSent(): Promise<void>;
 }
 
 export function buildApp(s: Services, o: AppOptions): BuiltApp {
@@ -73,6 +76,8 @@ export function buildApp(s: Services, o: AppOptions): BuiltApp {
 
   const app = new Hono<AppEnv>();
   app.use("*", requestIdMiddleware(s.now));
+  // CSP, framing, nosniff, referrer and (behind an https PUBLIC_URL) HSTS on every answer.
+  app.use("*", securityHeaders({ https: c.PUBLIC_URL?.startsWith("https:") ?? false }));
   // Counts and logs every answer, the error path's included (it runs inside this one).
   app.use("*", httpMetrics(s.metrics, o.log));
   installErrorHandling(app, o.log, storeUnavailable);
@@ -156,27 +161,26 @@ export function buildApp(s: Services, o: AppOptions): BuiltApp {
   // The provider's word that a payment went through: the only way money is credited.
   if (c.PAYMENT_PROVIDER === "stripe") registerStripeWebhook(app, { topups: s.payments.topups, secret: c.STRIPE_WEBHOOK_SECRET!, now: s.now, log: o.log });
   // The customer console (pages under /console, landing page at /).
-  app.route(
-    "/",
-    createConsoleApp({
-      db: s.db,
-      now: s.now,
-      accounts: s.accounts,
-      billing: s.billing,
-      keys: s.keys,
-      requestLog: s.requestLog,
-      testQuota: s.testQuota,
-      mailer: s.mailer,
-      topups: s.payments.topups,
-      publicUrl: c.PUBLIC_URL,
-      sessionSecret: c.SESSION_SECRET,
-      // Every mailed sign-in link, to anyone who can reach the page: only for a developer's own machine.
-      devMailbox: c.NODE_ENV === "development" && isLoopbackHost(c.HOST) && s.mailer.kind === "outbox",
-      trustProxy: c.TRUST_PROXY,
-      remoteAddress: o.remoteAddress ?? (() => undefined),
-      // The playground removes as the app's test key through the gateway's own handler.
-      playground: createPlayground(gatewayDeps, async (appId) => toKeyLookup(await s.keys.lookupCurrent(appId, "test"))),
-    }),
-  );
-  return { app, productApp };
+  const consoleApp = createConsoleApp({
+    db: s.db,
+    now: s.now,
+    accounts: s.accounts,
+    billing: s.billing,
+    keys: s.keys,
+    requestLog: s.requestLog,
+    testQuota: s.testQuota,
+    mailer: s.mailer,
+    topups: s.payments.topups,
+    publicUrl: c.PUBLIC_URL,
+    sessionSecret: c.SESSION_SECRET,
+    // Every mailed sign-in link, to anyone who can reach the page: only for a developer's own machine.
+    devMailbox: c.NODE_ENV === "development" && isLoopbackHost(c.HOST) && s.mailer.kind === "outbox",
+    trustProxy: c.TRUST_PROXY,
+    remoteAddress: o.remoteAddress ?? (() => undefined),
+    log: o.log,
+    // The playground removes as the app's test key through the gateway's own handler.
+    playground: createPlayground(gatewayDeps, async (appId) => toKeyLookup(await s.keys.lookupCurrent(appId, "test"))),
+  });
+  app.route("/", consoleApp.app);
+  return { app, productApp, mailSent: consoleApp.mailSent };
 }

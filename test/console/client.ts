@@ -78,6 +78,7 @@ export type Client = ReturnType<typeof createClient>;
 
 /** The token of the newest one-time link mailed to `email`. */
 export async function lastLinkToken(h: Harness, email: string): Promise<string | null> {
+  await h.mailSent(); // written after the answer (src/console/mail-queue.ts)
   const [mail] = await listOutbox(h.services.db, { to: email, limit: 1 });
   const m = mail && /\/console\/auth\/link\?token=([A-Za-z0-9]+)/.exec(mail.text);
   return m ? m[1] : null;

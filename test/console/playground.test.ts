@@ -62,7 +62,8 @@ test("a playground image goes through the gateway as the app's test key, logged,
     assert.equal(res.headers.get("x-pd-test-size"), "preview");
     assert.equal(res.headers.get("x-pd-test-remaining"), String(TEST_CALLS_PER_PERIOD - 1));
     assert.equal(res.headers.get("x-pd-charged-krw"), null, "a test call carries no charge");
-    assert.match(res.headers.get("content-security-policy") ?? "", /script-src 'self'/, "console headers on the answer");
+    assert.match(res.headers.get("content-security-policy") ?? "", /default-src 'none'/, "the security headers of an answer that is not a page");
+    assert.equal(res.headers.get("cache-control"), "no-store", "the console's");
     const requestId = res.headers.get("x-pd-request-id")!;
     assert.match(requestId, /^req_/);
     assert.deepEqual(keysIn(await answerText(res)), [], "no key in the answer");
@@ -148,7 +149,8 @@ test("the playground needs the CSRF token and a session; a plain form post is re
     assert.equal(crossSite.status, 403);
     const signedOut = await playgroundPost(h, a.client, appId, image, { cookie: "" });
     assert.equal(signedOut.status, 403, "no session: the anonymous token does not match");
-    // The multipart form itself carrying _csrf (no script): refused, not half-sent.
+    // The multipart form itself carrying _csrf (no script): refused, not half-sent. Read
+    // as a console form, the image is past the forms' 32 KiB: 413 before anything else.
     const form = new FormData();
     form.append("_csrf", a.client.csrf());
     form.append("image_file", new Blob([image as Uint8Array<ArrayBuffer>]), "p.png");
@@ -157,7 +159,17 @@ test("the playground needs the CSRF token and a session; a plain form post is re
       body: form,
       headers: { "x-forwarded-for": a.client.ip, cookie: [...a.client.jar].map(([k, v]) => `${k}=${v}`).join("; ") },
     });
-    assert.equal(plain.status, 400);
+    assert.equal(plain.status, 413);
+    // A small one (no image) is read and still not passed on.
+    const small = new FormData();
+    small.append("_csrf", a.client.csrf());
+    small.append("size", "preview");
+    const smallPost = await h.app.request(`/console/apps/${appId}/playground`, {
+      method: "POST",
+      body: small,
+      headers: { "x-forwarded-for": a.client.ip, cookie: [...a.client.jar].map(([k, v]) => `${k}=${v}`).join("; ") },
+    });
+    assert.equal(smallPost.status, 400);
     assert.equal(await testLeft(h, a.orgId), TEST_CALLS_PER_PERIOD, "nothing was counted");
     const rows = await h.services.requestLog.listRequests({ orgId: a.orgId, limit: 10 });
     assert.equal(rows.length, 0, "no call reached the gateway");

@@ -90,24 +90,35 @@ test("one-time links work once and expire after 30 minutes", async () => {
   }
 });
 
-test("session cookie is HttpOnly and SameSite=Lax; Secure behind TLS; sign-out ends it", async () => {
+test("session cookie is __Host-, HttpOnly, SameSite=Lax and Secure behind TLS; sign-out ends it", async () => {
   const h = await makeHarness({ env: { TRUST_PROXY: "true", PUBLIC_URL: "https://console.example" } });
   try {
     const email = uniqueEmail();
     const c = createClient(h);
-    await c.get("/console/sign-up");
+    const first = await c.get("/console/sign-up");
+    const anon = first.res.headers.getSetCookie().find((l) => l.startsWith("__Host-pd_csrf="));
+    assert.ok(anon, "the pre-session CSRF cookie is prefixed too");
+    assert.match(anon, /; Path=\/(;|$)/);
+    assert.match(anon, /Secure/i);
     await c.post("/console/sign-up", { email });
     const token = (await lastLinkToken(h, email))!;
     await c.get(`/console/auth/link?token=${token}`);
     const r = await c.post("/console/auth/link", { token });
-    const cookie = r.res.headers.getSetCookie().find((l) => l.startsWith("pd_session="))!;
+    const cookie = r.res.headers.getSetCookie().find((l) => l.startsWith("__Host-pd_session="))!;
+    assert.ok(cookie, r.res.headers.getSetCookie().join(" | "));
     assert.match(cookie, /HttpOnly/i);
     assert.match(cookie, /SameSite=Lax/i);
     assert.match(cookie, /Secure/i);
+    assert.match(cookie, /; Path=\/(;|$)/);
+    assert.doesNotMatch(cookie, /Domain=/i, "__Host- cookies carry no Domain");
+    assert.match(cookie, /Max-Age=43200/, "12 hours, the session's absolute limit");
     assert.match(r.res.headers.get("referrer-policy") ?? "", /no-referrer/);
-    const mail = await h.services.accounts.findUserByEmail(email);
-    assert.ok(mail);
     assert.equal((await c.get("/console/apps")).status, 200);
+    // The same value under the unprefixed name (as a plain-http page or a subdomain could
+    // plant it) is not read over https.
+    const value = c.jar.get("__Host-pd_session")!;
+    const planted = await h.app.request("/console/apps", { headers: { cookie: `pd_session=${value}`, "x-forwarded-for": c.ip } });
+    assert.equal(planted.status, 303);
     await c.post("/console/sign-out");
     const after = await c.raw("GET", "/console/apps");
     assert.equal(after.status, 303);
@@ -119,8 +130,10 @@ test("session cookie is HttpOnly and SameSite=Lax; Secure behind TLS; sign-out e
   try {
     const { client } = await signedUp(plain);
     await client.get("/console/apps");
-    // Over plain HTTP (local development) the cookie cannot be Secure or it would never come back.
+    // Over plain HTTP (local development) the cookie cannot be Secure or it would never
+    // come back, and a __Host- name requires Secure: plain name, not Secure.
     assert.ok(client.jar.has("pd_session"));
+    assert.ok(!client.jar.has("__Host-pd_session"));
   } finally {
     await plain.close();
   }
@@ -159,7 +172,7 @@ test("in production: no developer mailbox, and a link mailed without PUBLIC_URL 
   }
 });
 
-test("sign-up and sign-in mails are rate-limited per address and per IP", async () => {
+test("sign-up mails are rate-limited per e-mail address and, for sign-ups, per client address", async () => {
   const h = await makeHarness({ env: { TRUST_PROXY: "true" } });
   try {
     // Per address: 5 an hour, whichever IP asks.
@@ -175,7 +188,7 @@ test("sign-up and sign-in mails are rate-limited per address and per IP", async 
     assert.equal(refused.status, 429);
     assert.ok(Number(refused.res.headers.get("retry-after")) > 0);
 
-    // Per IP: 20 an hour, whichever addresses.
+    // Sign-ups per client address: 20 an hour, whichever e-mail addresses.
     const one = createClient(h);
     await one.get("/console/sign-up");
     for (let i = 0; i < 20; i++) assert.equal((await one.post("/console/sign-up", { email: uniqueEmail("ip") })).status, 200);

@@ -57,6 +57,7 @@ const mutations: [string, (c: Compose) => void, RegExp][] = [
   ["a renamed probe path", (c) => { c.services.gateway.healthcheck.test[3] = c.services.gateway.healthcheck.test[3].replace("/readyz", "/ready"); }, /path \/ready is not/],
   ["a health check on the wrong port", (c) => { c.services.product.environment.PORT = "9090"; }, /port 8080 is not PORT 9090|does not include PORT 9090/],
   ["a stop grace below the deadline", (c) => { c.services.gateway.stop_grace_period = "120s"; }, /stop_grace_period 120s/],
+  ["a gateway that believes no proxy", (c) => { c.services.gateway.environment.TRUST_PROXY = "false"; }, /TRUST_PROXY names no proxy/],
   ["a gateway without its pepper", (c) => { delete c.services.gateway.environment.KEY_PEPPER; }, /KEY_PEPPER is not provided/],
   ["a hard-coded secret", (c) => { c.services.gateway.environment.SESSION_SECRET = "written-into-the-file-1234"; }, /SESSION_SECRET is written/],
   ["PRODUCT_URL that leads back to the gateways", (c) => { c.services.gateway.environment.PRODUCT_URL = "http://lb:8080"; }, /leads to gateway, not a product/],

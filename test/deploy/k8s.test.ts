@@ -51,6 +51,7 @@ const mutations: [string, (o: K8sObject[]) => void, RegExp][] = [
   ["a containerPort that is not PORT", (o) => { container(o, "pixeldrop-gateway").ports[0].containerPort = 3000; }, /containerPort 3000 is not PORT 8080/],
   ["a grace period below the deadline", (o) => { get(o, "Deployment", "pixeldrop-product").spec.template.spec.terminationGracePeriodSeconds = 140; }, /terminationGracePeriodSeconds 140/],
   ["a preStop sleep eating the grace period", (o) => { container(o, "pixeldrop-gateway").lifecycle.preStop.exec.command = ["sleep", "45"]; }, /minus the 45s preStop/],
+  ["a gateway that believes no proxy (every client the ingress)", (o) => { get(o, "ConfigMap", "pixeldrop-gateway").data.TRUST_PROXY = "false"; }, /TRUST_PROXY names no proxy/],
   ["a missing secret key", (o) => { delete get(o, "Secret", "pixeldrop-secrets").stringData.KEY_PEPPER; }, /KEY_PEPPER is not provided/],
   ["a secret in a ConfigMap", (o) => { get(o, "ConfigMap", "pixeldrop-gateway").data.KEY_PEPPER = "in-the-configmap-123456"; }, /KEY_PEPPER comes from ConfigMap/],
   ["PRODUCT_URL naming the gateway Service", (o) => { get(o, "ConfigMap", "pixeldrop-gateway").data.PRODUCT_URL = "http://pixeldrop-gateway:80"; }, /does not select the product pods/],

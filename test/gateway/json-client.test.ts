@@ -18,6 +18,7 @@ import { createMemoryLimiter } from "../../src/limits/index.ts";
 import { serve, type RunningServer } from "../../src/wiring/serve.ts";
 import { FIXTURES } from "../support/harness.ts";
 import { expectError, gatewayHarness, TINY_PNG, TINY_W, TINY_H, type GatewayHarness } from "./helpers.ts";
+import { NO_PROXY } from "../../src/http/proxy-trust.ts";
 
 let g: GatewayHarness;
 before(async () => {
@@ -134,7 +135,7 @@ describe("an existing client library of the mirrored API (npm remove.bg)", { ski
   let client: RemoveBgLib;
   before(async () => {
     // Its own limiter: over a real socket every call comes from 127.0.0.1.
-    const v = g.variant({ limiter: createMemoryLimiter({ now: g.clock.now }), config: { TRUST_PROXY: false } });
+    const v = g.variant({ limiter: createMemoryLimiter({ now: g.clock.now }), config: { TRUST_PROXY: NO_PROXY } });
     server = await serve(v.app.fetch, { port: 0, hostname: "127.0.0.1" });
     client = loadClientWithBaseAddress(`http://127.0.0.1:${server.port}`);
   });

@@ -4,11 +4,13 @@
 // Rejections are free: no charge and no hold left open.
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
-import http from "node:http";
+import { NO_PROXY } from "../../src/http/proxy-trust.ts";
 import { createMemoryLimiter } from "../../src/limits/index.ts";
 import { serve } from "../../src/wiring/serve.ts";
 import { MAX_BODY_BYTES } from "../../src/http/read-body.ts";
 import { DRAIN_MAX_BYTES } from "../../src/http/unread-body.ts";
+import { chunkedUpload } from "../support/chunked-upload.ts";
+import { countedBody } from "../support/counted-body.ts";
 import { fixture } from "../support/harness.ts";
 import {
   assertNoOpenHold,
@@ -216,31 +218,9 @@ describe("413 file_too_large", () => {
     await assertNoOpenHold(g.h, c.orgId);
   });
 
-  /** A body with no announced length, made of 64 KiB chunks, that counts what was pulled. */
-  function endlessBody(limitBytes: number) {
-    const chunk = new Uint8Array(64 * 1024).fill(0x41);
-    const state = { pulled: 0, cancelled: false };
-    const stream = new ReadableStream<Uint8Array>(
-      {
-        pull(ctrl) {
-          // A cap far above the limit, so a gateway that buffered everything fails the
-          // assertion below instead of hanging the test.
-          if (state.pulled >= limitBytes) return ctrl.close();
-          state.pulled += chunk.byteLength;
-          ctrl.enqueue(chunk);
-        },
-        cancel() {
-          state.cancelled = true;
-        },
-      },
-      { highWaterMark: 0 },
-    );
-    return { stream, state };
-  }
-
   test("a chunked body is refused once it passes the limit, and the rest is not read", async () => {
     const c = await liveCustomer();
-    const { stream, state } = endlessBody(100_000_000);
+    const { stream, state } = countedBody(100_000_000);
     const res = await rawPost(c.liveKey, stream, { "content-type": "multipart/form-data; boundary=b" }, { duplex: "half" } as RequestInit);
     await expectError(res, 413, "file_too_large");
     await new Promise((r) => setTimeout(r, 20));
@@ -270,7 +250,7 @@ describe("413 file_too_large", () => {
   });
 
   test("a stranger's large body is not read at all: the key is checked first", async () => {
-    const { stream, state } = endlessBody(100_000_000);
+    const { stream, state } = countedBody(100_000_000);
     const res = await rawPost("pd_live_" + "x".repeat(40), stream, { "content-type": "multipart/form-data; boundary=b" }, {
       duplex: "half",
     } as RequestInit);
@@ -280,40 +260,11 @@ describe("413 file_too_large", () => {
 
   test("over a real socket: a chunked upload is answered 413 and the connection stops taking bytes", async () => {
     const c = await liveCustomer();
-    const v = g.variant({ limiter: createMemoryLimiter(), config: { TRUST_PROXY: false } });
+    const v = g.variant({ limiter: createMemoryLimiter(), config: { TRUST_PROXY: NO_PROXY } });
     const server = await serve(v.app.fetch, { port: 0, hostname: "127.0.0.1" });
-    const chunk = Buffer.alloc(64 * 1024, 0x41);
     const cap = 200_000_000;
-    let sent = 0;
     try {
-      const outcome = await new Promise<{ status?: number; body: string; sentAtEnd: number }>((resolve) => {
-        let status: number | undefined;
-        let body = "";
-        const req = http.request(
-          {
-            host: "127.0.0.1",
-            port: server.port,
-            method: "POST",
-            path: "/v1.0/removebg",
-            headers: { "x-api-key": c.liveKey, "content-type": "multipart/form-data; boundary=b", "transfer-encoding": "chunked" },
-          },
-          (res) => {
-            status = res.statusCode;
-            res.on("data", (d: Buffer) => (body += d.toString()));
-          },
-        );
-        const done = () => resolve({ status, body, sentAtEnd: sent });
-        req.on("error", done); // EPIPE / ECONNRESET: the server closed the upload
-        req.on("close", done);
-        const write = () => {
-          while (sent < cap) {
-            sent += chunk.length;
-            if (!req.write(chunk)) return void req.once("drain", write);
-          }
-          req.end();
-        };
-        write();
-      });
+      const outcome = await chunkedUpload(server.port, "/v1.0/removebg", { "x-api-key": c.liveKey, "content-type": "multipart/form-data; boundary=b" }, cap);
       assert.equal(outcome.status, 413);
       assert.match(outcome.body, /file_too_large/);
       // What was accepted is the cap, the bytes read off before the answer and what the

@@ -5,7 +5,13 @@
 // multipart.ts's header says.
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { boundaryOf, parseForm, type Form } from "../../src/http/multipart.ts";
+import { boundaryOf, Form, MAX_FORM_PARTS, parseForm as parseOrRefuse } from "../../src/http/multipart.ts";
+
+/** The form, or undefined when the parser refused the bytes (why is checked where it matters). */
+const parseForm = (bytes: Uint8Array, boundary: string): Form | undefined => {
+  const r = parseOrRefuse(bytes, boundary);
+  return r instanceof Form ? r : undefined;
+};
 
 /** The bytes and Content-Type the platform sends for `form`. */
 async function encode(form: FormData): Promise<{ bytes: Uint8Array; contentType: string }> {
@@ -126,6 +132,19 @@ describe("multipart reader", () => {
   test("the boundary's text inside a part without CRLF before it is content (RFC 2046), where the platform refuses the body", () => {
     const body = '--b\r\nContent-Disposition: form-data; name="a"\r\n\r\nx\r--b\n--b--b \r\r--b\r\n--b--';
     assert.deepEqual(plainOurs(parseForm(text(body), "b")!), [["a", "x\r--b\n--b--b \r\r--b"]]);
+  });
+
+  test(`the part limit: ${MAX_FORM_PARTS} parts read, one more is refused as its headers begin`, () => {
+    const part = (i: number) => `--b\r\nContent-Disposition: form-data; name="${i % 2 ? "size" : "type"}"\r\n\r\nv\r\n`;
+    const parts = (n: number) => Array.from({ length: n }, (_, i) => part(i)).join("");
+    assert.equal(parseForm(text(`${parts(MAX_FORM_PARTS)}--b--`), "b")?.entries.length, MAX_FORM_PARTS);
+    assert.equal(parseOrRefuse(text(`${parts(MAX_FORM_PARTS + 1)}--b--`), "b"), "too-many-parts");
+    // 216,363 tiny parts (11.9 MB) whose end is not even a form (no close delimiter): the
+    // answer is the count, so the parse stopped after the limit and never reached the end.
+    const many = `${parts(216_363)}--b`;
+    assert.ok(many.length > 11_500_000 && many.length < 12_000_000, String(many.length));
+    assert.equal(parseOrRefuse(text(many), "b"), "too-many-parts");
+    assert.equal(parseOrRefuse(text(`${parts(3)}--b`), "b"), "malformed", "a short form with the same end is malformed");
   });
 
   test("an empty form (the close delimiter alone) has no parts", () => {

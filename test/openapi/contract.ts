@@ -11,8 +11,15 @@ import addFormatsModule from "ajv-formats";
 type Json = Record<string, any>;
 const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => void;
 
-/** Headers of ours: these must be documented wherever they appear (caching and transport headers are not part of the contract). */
-const OURS = /^(x-|retry-after$|idempotent-replayed$|www-authenticate$|allow$)/i;
+/**
+ * Headers of ours: these must be documented wherever they appear (caching and transport
+ * headers are not part of the contract, nor the browser-security headers every answer
+ * carries, src/http/security-headers.ts and docs/SECURITY.md).
+ */
+export const OURS = /^(x-(?!content-type-options$|frame-options$)|retry-after$|idempotent-replayed$|www-authenticate$|allow$)/i;
+
+/** The names (lower case) of an answer's headers of ours. */
+export const ourHeaders = (res: Response): string[] => [...res.headers.keys()].filter((h) => OURS.test(h));
 
 export interface Answer {
   status: number;

@@ -9,6 +9,7 @@ import { z } from "zod";
 import { OPERATIONS } from "../../src/openapi/operations.ts";
 import { multipart, TINY_PNG, gatewayHarness, type GatewayHarness } from "../gateway/helpers.ts";
 import { OPERATOR_TOKEN } from "../support/harness.ts";
+import { ourHeaders } from "./contract.ts";
 
 let g: GatewayHarness;
 before(async () => {
@@ -20,7 +21,6 @@ const exercised = new Set<string>();
 const image = { image_file: TINY_PNG, size: "preview" };
 
 /** Headers of ours on an answer (lower case); caching headers are not part of the contract. */
-const ourHeaders = (res: Response) => [...res.headers.keys()].filter((h) => /^(x-|retry-after$|idempotent-replayed$)/i.test(h));
 
 interface CallOptions {
   params?: Record<string, string>;

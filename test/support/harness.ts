@@ -66,7 +66,7 @@ export async function makeHarness(o: HarnessOptions = {}) {
     throw err;
   });
   let shuttingDown = false;
-  const { app } = buildApp(services, {
+  const { app, mailSent } = buildApp(services, {
     operatorToken: OPERATOR_TOKEN,
     log,
     isShuttingDown: () => shuttingDown,
@@ -131,8 +131,13 @@ export async function makeHarness(o: HarnessOptions = {}) {
     customer,
     removebg,
     logLines: lines,
+    /** Resolves once the console's sign-up and sign-in mails asked for so far are written (they go out after the answer). */
+    mailSent,
     setShuttingDown: (v: boolean) => (shuttingDown = v),
-    close: () => services.close(),
+    close: async () => {
+      await mailSent();
+      await services.close();
+    },
   };
 }
 

@@ -37,6 +37,12 @@ export function Layout({ title, signedIn, csrf, children }: LayoutProps) {
                       <button type="submit" class="link">Sign out</button>
                     </form>
                   </li>
+                  <li>
+                    <form method="post" action="/console/sign-out-everywhere" class="inline">
+                      <input type="hidden" name="_csrf" value={csrf} />
+                      <button type="submit" class="link">Sign out everywhere</button>
+                    </form>
+                  </li>
                 </>
               ) : (
                 <>

@@ -1,13 +1,12 @@
-// Sign-up, sign-in, the mailed one-time link, sign-out. The link's GET shows a button
-// and only the POST uses the link: mail scanners that fetch every URL in a message
-// would otherwise burn it before the person clicks.
+// Sign-up, sign-in, the mailed one-time link, sign-out (here or everywhere). The link's
+// GET shows a button and only the POST uses the link: mail scanners that fetch every URL
+// in a message would otherwise burn it before the person clicks.
 import type { Hono } from "hono";
 import type { ConsoleDeps, ConsoleStores } from "../deps.ts";
 import type { ConsoleEnv } from "../env.ts";
 import { baseUrl, clientIp, errorPage, formOf, page, type Ctx } from "../http.tsx";
 import { Csrf, Field, Notice } from "../pages/layout.tsx";
-import { clearSessionCookie, setSessionCookie, SESSION_COOKIE } from "../security.ts";
-import { getCookie } from "hono/cookie";
+import { clearSessionCookie, sessionToken, setSessionCookie } from "../security.ts";
 
 function EmailForm(p: { action: string; button: string; csrf: string; email?: string; error?: string }) {
   return (
@@ -47,9 +46,9 @@ export function registerAuthRoutes(app: Hono<ConsoleEnv>, d: ConsoleDeps, st: Co
       const email = (await formOf(c)).email ?? "";
       const r = await send(email, clientIp(d, c), baseUrl(d));
       if (r.ok) return checkMail(c, what);
-      if (r.code === "rate_limited") {
+      if (r.code === "rate_limited" || r.code === "service_unavailable") {
         if (r.retryAfter) c.header("Retry-After", String(r.retryAfter));
-        return errorPage(c, 429, "Too many e-mails", r.title ?? "Try again later.");
+        return errorPage(c, r.code === "rate_limited" ? 429 : 503, "Too many e-mails", r.title ?? "Try again later.");
       }
       return page(c, title, <EmailForm action={path} button={button} csrf={c.get("csrf")} email={email} error={r.title} />, 400);
     });
@@ -90,15 +89,23 @@ export function registerAuthRoutes(app: Hono<ConsoleEnv>, d: ConsoleDeps, st: Co
     const r = await st.flow.completeLink((await formOf(c)).token ?? "");
     if (!r.ok) return errorPage(c, 404, "Link not valid", r.title ?? "This link has expired or was already used.");
     // A fresh session (and CSRF token) on every sign-in: no fixation of an old cookie.
-    await st.sessions.destroy(getCookie(c, SESSION_COOKIE));
+    await st.sessions.destroy(sessionToken(d, c));
     const { token } = await st.sessions.create(r.userId, r.orgId);
     setSessionCookie(d, c, token);
     return c.redirect(r.created ? "/console/apps?welcome=1" : "/console/apps", 303);
   });
 
   app.post("/console/sign-out", async (c) => {
-    await st.sessions.destroy(getCookie(c, SESSION_COOKIE));
-    clearSessionCookie(c);
+    await st.sessions.destroy(sessionToken(d, c));
+    clearSessionCookie(d, c);
+    return c.redirect("/", 303);
+  });
+
+  // Every session of this person ends: other browsers, other devices, a cookie someone
+  // else may hold. Needs the session and its CSRF token, like any signed-in form.
+  app.post("/console/sign-out-everywhere", async (c) => {
+    await st.sessions.destroyAllOf(c.get("session")!.userId); // a session is required (app.tsx)
+    clearSessionCookie(d, c);
     return c.redirect("/", 303);
   });
 }

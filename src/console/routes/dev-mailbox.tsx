@@ -2,15 +2,17 @@
 // SMTP server. Registered only outside production (and only with the outbox mailer).
 import type { Hono } from "hono";
 import { listOutbox } from "../../mail/index.ts";
-import type { ConsoleDeps } from "../deps.ts";
+import type { ConsoleDeps, ConsoleStores } from "../deps.ts";
 import type { ConsoleEnv } from "../env.ts";
 import { page } from "../http.tsx";
 import { Notice, when } from "../pages/layout.tsx";
 import { Preformatted } from "../pages/scroll-region.tsx";
 
-export function registerDevMailbox(app: Hono<ConsoleEnv>, d: ConsoleDeps): void {
+export function registerDevMailbox(app: Hono<ConsoleEnv>, d: ConsoleDeps, st: ConsoleStores): void {
   app.get("/console/dev/mailbox", async (c) => {
     const to = c.req.query("to")?.trim() || undefined;
+    // Mail asked for a moment ago is written after its answer (mail-queue.ts): shown once written.
+    await st.flow.mailSent();
     const mails = await listOutbox(d.db, { to, limit: 50 });
     return page(
       c,

@@ -70,8 +70,8 @@ export function registerPlaygroundRoutes(app: Hono<ConsoleEnv>, d: ConsoleDeps):
     const a = await ownApp(d, c, c.req.param("appId"));
     if (!a) return notFound(c);
     // The CSRF token came in the header, so the body is still unread; a plain form post
-    // (no script) has had its body read by the CSRF check and cannot be passed on.
-    if (c.req.raw.bodyUsed) return errorPage(c, 400, "Use the playground page", "The playground sends images from its page script; reload the page and try again.");
+    // (no script) has had its body read by the guards and cannot be passed on.
+    if (c.get("form") !== undefined) return errorPage(c, 400, "Use the playground page", "The playground sends images from its page script; reload the page and try again.");
     if (!d.playground) return errorPage(c, 503, "Playground unavailable", "The playground is not available on this server.");
     return d.playground({ appId: a.appId, requestId: c.get("requestId"), request: c.req.raw, env: c.env });
   });

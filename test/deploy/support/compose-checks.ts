@@ -1,7 +1,7 @@
 // Checks of deploy/compose.yaml (+ haproxy.cfg) against src/config.ts. Each returns a
 // list of problems (empty = fine), so a test can show every one at once and the
 // negative tests can show that a broken copy is caught.
-import { checkEnv, GATEWAY_SECRETS, missingSecrets, PRODUCT_SECRETS } from "./config-checks.ts";
+import { checkEnv, GATEWAY_SECRETS, missingSecrets, PRODUCT_SECRETS, proxyTrustProblems } from "./config-checks.ts";
 import { durationSeconds, serviceEnv, type Compose, type ComposeService, type HaproxySection } from "./deploy-files.ts";
 
 export interface Probe {
@@ -36,6 +36,7 @@ export function checkAppService(name: string, svc: ComposeService, raw: ComposeS
     if (rawEnv[k] !== undefined && !rawEnv[k].includes("${")) problems.push(`${where}: ${k} is written in compose.yaml, not taken from .env`);
   }
   if (!config) return { problems, probes: [] };
+  if (role === "gateway") problems.push(...proxyTrustProblems(where, config));
 
   const exposed = (svc.expose ?? []).map(Number);
   if (!exposed.includes(config.PORT)) problems.push(`${where}: expose ${JSON.stringify(svc.expose)} does not include PORT ${config.PORT}`);

@@ -28,6 +28,15 @@ export function checkEnv(where: string, env: Record<string, string>): { problems
   }
 }
 
+/**
+ * A gateway is reached through the deployment's proxy (HAProxy, the ingress): unless
+ * TRUST_PROXY names it, every client is that proxy's address to the per-address limits,
+ * and one caller's bad keys or sign-ins count against everyone.
+ */
+export function proxyTrustProblems(where: string, config: Config): string[] {
+  return config.TRUST_PROXY.kind === "none" ? [`${where}: TRUST_PROXY names no proxy, so every client is the proxy's address`] : [];
+}
+
 /** Secrets of a role that are missing or empty in an environment. */
 export function missingSecrets(where: string, env: Record<string, string>, names: readonly string[]): string[] {
   return names.filter((n) => !env[n]).map((n) => `${where}: secret ${n} is not provided`);

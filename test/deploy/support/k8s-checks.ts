@@ -2,7 +2,7 @@
 // merged environment (ConfigMaps + Secret + env), ports, probes, grace period, and that
 // Services, the HPA and the PDBs point at objects that exist. Problems are returned as
 // lists so negative tests can feed broken copies.
-import { checkEnv, GATEWAY_SECRETS, missingSecrets, PRODUCT_SECRETS } from "./config-checks.ts";
+import { checkEnv, GATEWAY_SECRETS, missingSecrets, PRODUCT_SECRETS, proxyTrustProblems } from "./config-checks.ts";
 import type { K8sObject } from "./deploy-files.ts";
 import type { Probe } from "./compose-checks.ts";
 
@@ -82,6 +82,7 @@ export function checkK8s(objs: K8sObject[]): { problems: string[]; probes: Probe
       problems.push(...envProblems, ...secretsOutsideSecrets(objs, ct, cwhere));
       problems.push(...missingSecrets(cwhere, env, role === "gateway" ? GATEWAY_SECRETS : PRODUCT_SECRETS));
       if (!config) continue;
+      if (role === "gateway") problems.push(...proxyTrustProblems(cwhere, config));
 
       const ports: number[] = (ct.ports ?? []).map((p: { containerPort: number }) => p.containerPort);
       if (ports.length !== 1 || ports[0] !== config.PORT) problems.push(`${cwhere}: containerPort ${ports.join(",")} is not PORT ${config.PORT}`);
