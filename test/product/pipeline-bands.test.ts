@@ -1,7 +1,9 @@
 // The pipeline's row bands on real helper threads (src/engine/pipeline/pipeline-bands.ts): the
 // same PNG bytes as with every band on one thread, for every tier and format; a band
-// that fails in a band thread fails that run only; release() gives the arena back; and a
-// pool worker with two session threads reports its helper.
+// that fails in a band thread fails that run only; release() gives the arena back; a
+// pool worker with two session threads reports its helper; and the full-size decode
+// beside the model's run (overlapDecode) gives the same cut-out, fails the same, and is
+// over before a run that fails returns.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { startThreadBands, type ThreadBands } from "../../src/engine/pipeline/pipeline-bands.ts";
@@ -10,6 +12,8 @@ import { createEngine } from "../../src/engine/pipeline/engine.ts";
 import { inlineBands } from "../../src/engine/imaging/row-bands.ts";
 import type { MaskSession } from "../../src/engine/inference/session.ts";
 import { fixture } from "../support/harness.ts";
+import { Image } from "imagescript";
+import { bandHelperCap } from "../../src/engine/pipeline/pipeline-bands.ts";
 
 /** A model stand-in whose mask is a soft-edged disc, so every step has edge pixels to work on. */
 const discSession: MaskSession = {
@@ -109,4 +113,92 @@ test("a pool worker with two session threads starts one band helper and reports 
       await engine.dispose();
     }
   }
+});
+
+/** A JPEG of `w` x `h` with smooth colour and some texture, made here (imagescript). */
+async function jpegOf(w: number, h: number): Promise<Uint8Array> {
+  const img = new Image(w, h);
+  for (let y = 0; y < h; y++) {
+    for (let x = 0; x < w; x++) {
+      const o = (y * w + x) * 4;
+      img.bitmap.set([(x * 255) / w, (y * 255) / h, ((x ^ y) & 63) * 4, 255], o);
+    }
+  }
+  return img.encodeJPEG(90);
+}
+
+/** `bands` with its beside() counted. */
+function countingBeside(b: ThreadBands): ThreadBands & { besides: number } {
+  const spy = Object.create(b) as ThreadBands & { besides: number };
+  spy.besides = 0;
+  spy.beside = (task, args) => {
+    spy.besides++;
+    return b.beside(task, args);
+  };
+  return spy;
+}
+
+test("the full-size decode beside the model gives the PNG the plain path gives; on by default only on a GPU", async () => {
+  // 1200 x 800 against the stand-in's 160 x 120 input: the model's input needs 2/8 of it.
+  const image = await jpegOf(1200, 800);
+  const spy = countingBeside(bands);
+  const gpuSession: MaskSession = { ...discSession, backend: "webgpu" };
+  for (const channels of [undefined, "alpha" as const]) {
+    const job = (overlapDecode?: boolean) => ({ image, size: "full" as const, semitransparency: true, channels, overlapDecode });
+    const plain = await runPipeline(job(false), discSession, inlineBands);
+    const before = spy.besides;
+    const beside = await runPipeline(job(true), discSession, spy);
+    assert.equal(spy.besides, before + 1, "asked for: the full decode ran beside");
+    const byDefaultOnCpu = await runPipeline(job(), discSession, spy);
+    assert.equal(spy.besides, before + 1, "the CPU's default: no decode beside");
+    const byDefaultOnGpu = await runPipeline(job(), gpuSession, spy);
+    assert.equal(spy.besides, before + 2, "a GPU session's default: the decode beside");
+    for (const r of [beside, byDefaultOnCpu, byDefaultOnGpu]) {
+      assert.ok(plain.ok && r.ok);
+      assert.deepEqual([r.width, r.height], [1200, 800]);
+      assert.ok(Buffer.from(r.png).equals(Buffer.from(plain.png)), `${channels ?? "rgba"}: same PNG`);
+    }
+  }
+  // A preview and a picture the model needs all of have no second decode to overlap.
+  const before = spy.besides;
+  assert.ok((await runPipeline({ image, size: "preview", semitransparency: true, overlapDecode: true }, discSession, spy)).ok);
+  assert.ok((await runPipeline({ image: await jpegOf(160, 120), size: "full", semitransparency: true, overlapDecode: true }, discSession, spy)).ok);
+  assert.equal(spy.besides, before);
+  // Without a helper thread there is nothing to overlap with: the plain path.
+  const inline = await runPipeline({ image, size: "full", semitransparency: true, overlapDecode: true }, discSession, inlineBands);
+  assert.ok(inline.ok);
+});
+
+test("with the decode beside, a truncated JPEG is refused in the same words, and the next job works", async () => {
+  const image = await jpegOf(1200, 800);
+  const truncated = image.subarray(0, Math.floor(image.length * 0.7));
+  const job = (overlapDecode: boolean) => ({ image: truncated, size: "full" as const, semitransparency: true, overlapDecode });
+  const [plain, beside] = [await runPipeline(job(false), discSession, bands), await runPipeline(job(true), discSession, bands)];
+  assert.ok(!plain.ok && !beside.ok);
+  assert.equal(beside.title, plain.title);
+  assert.equal(beside.title, "The JPEG file is truncated: its image data ends early");
+  assert.ok((await runPipeline({ image, size: "full", semitransparency: true, overlapDecode: true }, discSession, bands)).ok);
+});
+
+test("a model run that fails while the full decode runs beside it returns only once that decode is over", async () => {
+  const image = await jpegOf(1200, 800);
+  const spy = countingBeside(bands);
+  let settled = false;
+  const watched = Object.create(spy) as ThreadBands;
+  watched.beside = (task, args) => {
+    const p = spy.beside(task, args);
+    void p.then(() => (settled = true), () => (settled = true));
+    return p;
+  };
+  const failing: MaskSession = { ...discSession, run: async () => Promise.reject(new Error("model failed")) };
+  await assert.rejects(runPipeline({ image, size: "full", semitransparency: true, overlapDecode: true }, failing, watched), /model failed/);
+  assert.equal(spy.besides, 1);
+  assert.ok(settled, "the helper's decode into this job's memory was over before the run returned");
+  assert.ok((await runPipeline({ image, size: "full", semitransparency: true, overlapDecode: true }, discSession, bands)).ok);
+});
+
+test("band helpers are capped by the host's cores, not by a fixed number", () => {
+  assert.equal(bandHelperCap(2), 1);
+  assert.equal(bandHelperCap(16), 15);
+  assert.equal(bandHelperCap(1), 0);
 });
