@@ -75,51 +75,68 @@ console.log(row("foregroundBox", await medianMs(() => foregroundBox(alpha, img.w
 console.log(row("encodePng", await medianMs(() => encodePng(cut), runs)));
 console.log(`PNG bytes: ${(await encodePng(cut)).length}`);
 
-/** The banded stages at one thread count: each stage's median wall ms. */
-async function bandedStages(bands: RowBands): Promise<Record<string, number>> {
+/** The banded stages, each a function of the bands it runs on (its own inputs made in their memory). */
+function bandedStages(bands: RowBands): Array<[string, () => Promise<unknown>]> {
   bands.begin();
   const shared = shareImage({ ...img, data: img.data.slice() }, bands);
   const sharedReduced = shareImage({ ...reducedImage, data: reducedImage.data.slice() } as RGBA, bands);
   const sharedMask = shareBytes(mask, bands);
   const work = shareImage({ ...img, data: img.data.slice() }, bands);
+  const sharedCut = shareImage({ ...cut, data: cut.data.slice() }, bands);
   const a = bands.bytes(img.width * img.height);
   const grid = foregroundGrid(img.width, img.height, (n) => bands.floats(n));
   const { width, height } = img;
-  const ms = async (fn: () => Promise<unknown>) => (await medianMs(fn, runs)).median;
-  return {
-    "model input from the full decode": await ms(() => modelInputInBands(shared, mw, mh, bands, true)),
-    [`model input from the ${eighths}/8 decode`]: await ms(() => modelInputInBands(sharedReduced, mw, mh, bands, true)),
-    "preview resize (from the full decode)": await ms(() => resizeImageInBands(shared, preview.width, preview.height, bands, true)),
-    "mask upscale + grid means": await ms(() => bands.run("maskAndMeans", { mask: sharedMask, mw, mh, rgba: work.data, alpha: a, width, height, grid }, height, grid.k)),
-    "foreground: grid solve": await ms(async () => {
-      await bands.run("gridShared", { grid }, 3);
-      await bands.run("gridChannels", { grid }, 3);
-    }),
+  return [
+    ["model input from the full decode", () => modelInputInBands(shared, mw, mh, bands, true)],
+    [`model input from the ${eighths}/8 decode`, () => modelInputInBands(sharedReduced, mw, mh, bands, true)],
+    ["preview resize (from the full decode)", () => resizeImageInBands(shared, preview.width, preview.height, bands, true)],
+    ["mask upscale + grid means", () => bands.run("maskAndMeans", { mask: sharedMask, mw, mh, rgba: work.data, alpha: a, width, height, grid }, height, grid.k)],
+    [
+      "foreground: grid solve",
+      async () => {
+        await bands.run("gridShared", { grid }, 3);
+        await bands.run("gridChannels", { grid }, 3);
+      },
+    ],
     // The edge colours write the image: each run starts from the same pixels and mask.
-    "foreground colours + alpha (compose)": await ms(async () => {
-      work.data.set(img.data);
-      a.set(alpha);
-      await bands.run("correctAndAlpha", { rgba: work.data, alpha: a, width, height, grid, hard: false }, height);
-    }),
-    "PNG encode (RGBA)": await ms(() => encodeRgbaPng(shareImage(cut, bands), bands)),
-  };
+    [
+      "foreground colours + alpha (compose)",
+      async () => {
+        work.data.set(img.data);
+        a.set(alpha);
+        await bands.run("correctAndAlpha", { rgba: work.data, alpha: a, width, height, grid, hard: false }, height);
+      },
+    ],
+    ["PNG encode (RGBA)", () => encodeRgbaPng(sharedCut, bands)],
+  ];
 }
 
 console.log("");
 console.log("## The banded stages by threads (wall ms, median; speed-up against 1 thread)");
-const byThreads: Array<[number, Record<string, number>]> = [];
+console.log("Each round runs every stage at every thread count in turn, so load that comes and goes falls on all of them.");
+const shapes: Array<{ threads: number; bands: RowBands; stages: Array<[string, () => Promise<unknown>]>; ms: number[][] }> = [];
 for (const t of threadCounts) {
   const bands = t === 1 ? inlineBands : await startThreadBands(t - 1);
   if (!bands) throw new Error(`${t - 1} band helpers did not start`);
   if (bands.parts !== t) console.log(`(asked for ${t} threads, got ${bands.parts}: capped by the ${availableParallelism()} cores)`);
-  byThreads.push([bands.parts, await bandedStages(bands)]);
-  if ("dispose" in bands) await (bands as { dispose(): Promise<void> }).dispose();
+  const stages = bandedStages(bands);
+  shapes.push({ threads: bands.parts, bands, stages, ms: stages.map(() => []) });
 }
-const stages = Object.keys(byThreads[0]![1]);
-console.log(`| stage | ${byThreads.map(([t]) => `${t} thread${t === 1 ? "" : "s"}`).join(" | ")} |`);
-console.log(`|---|${byThreads.map(() => "---:").join("|")}|`);
-for (const s of stages) {
-  const one = byThreads[0]![1][s]!;
-  console.log(`| ${s} | ${byThreads.map(([t, r]) => (t === byThreads[0]![0] ? r[s]!.toFixed(0) : `${r[s]!.toFixed(0)} (${(one / r[s]!).toFixed(2)} ×)`)).join(" | ")} |`);
+for (let round = 0; round <= runs; round++) {
+  for (const shape of shapes) {
+    for (const [k, [, run]] of shape.stages.entries()) {
+      const t = performance.now();
+      await run();
+      if (round > 0) shape.ms[k]!.push(performance.now() - t); // round 0 warms up
+    }
+  }
+}
+for (const { bands } of shapes) if ("dispose" in bands) await (bands as { dispose(): Promise<void> }).dispose();
+const med = (xs: number[]) => [...xs].sort((x, y) => x - y)[xs.length >> 1]!;
+console.log(`| stage | ${shapes.map(({ threads }) => `${threads} thread${threads === 1 ? "" : "s"}`).join(" | ")} |`);
+console.log(`|---|${shapes.map(() => "---:").join("|")}|`);
+for (const [k, [name]] of shapes[0]!.stages.entries()) {
+  const one = med(shapes[0]!.ms[k]!);
+  console.log(`| ${name} | ${shapes.map((sh, i) => (i === 0 ? one.toFixed(0) : `${med(sh.ms[k]!).toFixed(0)} (${(one / med(sh.ms[k]!)).toFixed(2)} ×)`)).join(" | ")} |`);
 }
 console.log(`\n${loadNote()}`);
