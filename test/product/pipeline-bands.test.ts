@@ -14,6 +14,7 @@ import type { MaskSession } from "../../src/engine/inference/session.ts";
 import { fixture } from "../support/harness.ts";
 import { Image } from "imagescript";
 import { bandHelperCap } from "../../src/engine/pipeline/pipeline-bands.ts";
+import { defaultCodecs } from "../../src/engine/imaging/codecs.ts";
 
 /** A model stand-in whose mask is a soft-edged disc, so every step has edge pixels to work on. */
 const discSession: MaskSession = {
@@ -159,11 +160,16 @@ test("the full-size decode beside the model gives the PNG the plain path gives; 
       assert.ok(Buffer.from(r.png).equals(Buffer.from(plain.png)), `${channels ?? "rgba"}: same PNG`);
     }
   }
-  // A preview and a picture the model needs all of have no second decode to overlap.
+  // A picture the model needs all of has no second decode to overlap.
   const before = spy.besides;
-  assert.ok((await runPipeline({ image, size: "preview", semitransparency: true, overlapDecode: true }, discSession, spy)).ok);
   assert.ok((await runPipeline({ image: await jpegOf(160, 120), size: "full", semitransparency: true, overlapDecode: true }, discSession, spy)).ok);
   assert.equal(spy.besides, before);
+  // A preview whose output needs more than the model's decode (612 x 408 against 2/8, 300 x 200) gets its own beside it.
+  const plainPreview = await runPipeline({ image, size: "preview", semitransparency: true, overlapDecode: false }, discSession, spy);
+  const besidePreview = await runPipeline({ image, size: "preview", semitransparency: true, overlapDecode: true }, discSession, spy);
+  assert.equal(spy.besides, before + 1);
+  assert.ok(plainPreview.ok && besidePreview.ok);
+  assert.ok(Buffer.from(besidePreview.png).equals(Buffer.from(plainPreview.png)));
   // Without a helper thread there is nothing to overlap with: the plain path.
   const inline = await runPipeline({ image, size: "full", semitransparency: true, overlapDecode: true }, discSession, inlineBands);
   assert.ok(inline.ok);
@@ -201,4 +207,36 @@ test("band helpers are capped by the host's cores, not by a fixed number", () =>
   assert.equal(bandHelperCap(2), 1);
   assert.equal(bandHelperCap(16), 15);
   assert.equal(bandHelperCap(1), 0);
+});
+
+test("the model's input comes from a decode at its own need; the output from the same one if it is large enough, else from its own", async () => {
+  // The scales this thread's JPEG decoder is asked for, in order.
+  const codecs = defaultCodecs();
+  const real = codecs.decodeJpeg;
+  const asked: number[] = [];
+  codecs.decodeJpeg = (bytes, into, eighths) => {
+    asked.push(eighths ?? 8);
+    return real(bytes, into, eighths);
+  };
+  try {
+    // The model's input is 160 x 120: 1/8 of 1600 x 1200 (200 x 150) has it.
+    const image = await jpegOf(1600, 1200);
+    // The preview is 577 x 433: 3/8 (600 x 450), decoded after the model's 1/8.
+    const preview = await runPipeline({ image, size: "preview", semitransparency: true }, discSession, inlineBands);
+    assert.ok(preview.ok);
+    assert.deepEqual([preview.width, preview.height], [577, 433]);
+    assert.deepEqual(asked, [1, 3]);
+    asked.length = 0;
+    const full = await runPipeline({ image, size: "full", semitransparency: true }, discSession, inlineBands);
+    assert.ok(full.ok);
+    assert.deepEqual([full.width, full.height], [1600, 1200]);
+    assert.deepEqual(asked, [1, 8]);
+    asked.length = 0;
+    // A larger model input: 3/8 (600 x 450) has both its 480 x 360 and the preview's 577 x 433.
+    const larger: MaskSession = { ...discSession, inputSize: { width: 480, height: 360 }, run: async () => new Uint8Array(480 * 360).fill(200) };
+    assert.ok((await runPipeline({ image, size: "preview", semitransparency: true }, larger, inlineBands)).ok);
+    assert.deepEqual(asked, [3]);
+  } finally {
+    codecs.decodeJpeg = real;
+  }
 });

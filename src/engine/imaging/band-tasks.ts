@@ -8,7 +8,7 @@ import { resizeMaskRows, resizeRGBARows, resizeToRGBRows } from "./resize.ts";
 import { deflatePngSegments, type PngSegmentsArgs } from "./png-rgba.ts";
 import type { RowRange } from "./resample.ts";
 import type { ImagingFailure, RGBA } from "./types.ts";
-import { decodeImage } from "./decode.ts";
+import { decodeImage, type Sides } from "./decode.ts";
 
 export const BAND_TASKS = {
   /** The model's input (packed RGB) from the upright image. Bands: rows of the input. */
@@ -72,11 +72,13 @@ export type DecodeSummary = { ok: true; width: number; height: number } | Imagin
  */
 export const BESIDE_TASKS = {
   /**
-   * decodeImage at full size with the pixels in `out` (width * height * 4 bytes of memory
-   * both threads share). A decoder that does not write into given memory fails the task.
+   * decodeImage (at `atLeast`'s scale, decode.ts) with the pixels in `out` (exactly their
+   * bytes, in memory both threads share). A decoder that does not write into given memory
+   * fails the task.
    */
-  async decode(a: { bytes: Uint8Array; out: Uint8Array }): Promise<DecodeSummary> {
+  async decode(a: { bytes: Uint8Array; out: Uint8Array; atLeast?: Sides }): Promise<DecodeSummary> {
     const decoded = await decodeImage(a.bytes, {
+      atLeast: a.atLeast,
       into: (n) => {
         if (n !== a.out.length) throw new RangeError(`decode beside: ${n} bytes of pixels for ${a.out.length} given`);
         return a.out;

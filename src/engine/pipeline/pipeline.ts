@@ -3,11 +3,12 @@
 // worker (never on the HTTP event loop), and directly in the CLI and the benchmark.
 //
 // A JPEG is decoded at the size the work needs (libjpeg's DCT scaling, decode.ts): the
-// model's input and any tier below full size come from the fewest eighths of the picture
-// that still have at least the sides they need, so a 12 MP preview never decodes 12 MP. A
-// full-size cut-out needs the full decode; where the model leaves the cores free (a GPU),
-// that decode runs on a band helper beside the model's run, the model's input coming from
-// a reduced decode (overlapDecode; measured in docs/BENCHMARKS.md).
+// model's input always comes from the fewest eighths of the picture that still have its
+// sides, whatever the tier and the backend, so a preview's mask is the full cut-out's and
+// a GPU's is the CPU's. The output comes from that decode when it is large enough (a 12 MP
+// preview never decodes 12 MP), else from a second decode at the output's scale: after the
+// model's run, or, where the model leaves the cores free (a GPU), on a band helper beside
+// it (overlapDecode; measured in docs/BENCHMARKS.md).
 import {
   decodeImage,
   applyOrientation,
@@ -27,7 +28,7 @@ import { isOpaque } from "../imaging/resample-fast.ts";
 import { inlineBands, type RowBands } from "../imaging/row-bands.ts";
 import { decodeEighths, type Sides } from "../imaging/decode.ts";
 import type { DecodeSummary } from "../imaging/band-tasks.ts";
-import type { ImageHeader } from "../imaging/header.ts";
+import { scaledSide } from "../imaging/codec-jpeg-turbo.ts";
 import { sizeProblem, type InputSize, type MaskSession } from "../inference/session.ts";
 import { modelInputSize } from "../inference/input-side.ts";
 import type { Channels, Size } from "../../contract/params.ts";
@@ -43,11 +44,12 @@ export interface PipelineJob {
   /** A square model input side the caller asks for instead of the model's own (src/engine/inference/input-side.ts). */
   inputSide?: number;
   /**
-   * For a full-size cut-out of a JPEG that the model's input needs less of: decode the
-   * model's input at a reduced scale and the full size on a band helper thread while the
-   * model runs. Default: on when the session runs on a GPU (the model's run then leaves
-   * the cores to us), off on the CPU, where both would share the same cores (measured,
-   * docs/BENCHMARKS.md). Without a helper thread it is always off.
+   * Where the output needs more of a JPEG than the model's input (a full-size cut-out of a
+   * picture larger than the model's input): decode the output's scale on a band helper
+   * thread while the model runs, instead of after it. Default: on when the session runs on
+   * a GPU (the model's run then leaves the cores to us), off on the CPU, where both would
+   * share the same cores (measured, docs/BENCHMARKS.md). Without a helper thread it is
+   * always off. The bytes out are the same either way.
    */
   overlapDecode?: boolean;
 }
@@ -106,20 +108,20 @@ export async function runPipeline(
     if (problem) return { ok: false, code: "invalid_parameter", title: `inputSide ${job.inputSide}: ${problem}`, option: "inputSide" };
   }
   bands.begin();
-  const plan = decodePlan(job, fed, overlapWanted(job, session, bands));
-  // The full-size decode beside the model's run starts first, so it overlaps everything
-  // up to the compose. Its pixels go to the bands' memory, the bytes it reads too (the
-  // helper reads them there; the job's own buffer may be a view of a larger one).
+  const plan = decodePlan(job.image, fed, job.size);
+  // The output's decode beside the model's run starts first, so it overlaps everything up
+  // to the compose. Its pixels go to the bands' memory, the bytes it reads too (the helper
+  // reads them there; the job's own buffer may be a view of a larger one).
   let beside: { pixels: Uint8Array; done: Promise<DecodeSummary> } | undefined;
-  if (plan.beside) {
-    const pixels = bands.bytes(plan.beside.width * plan.beside.height * 4);
-    beside = { pixels, done: bands.beside("decode", { bytes: shareBytes(job.image, bands), out: pixels }) };
+  if (plan.output && overlapWanted(job, session, bands)) {
+    const pixels = bands.bytes(plan.output.pixels * 4);
+    beside = { pixels, done: bands.beside("decode", { bytes: shareBytes(job.image, bands), out: pixels, atLeast: plan.output.atLeast }) };
   }
   try {
     // decodeImage reads the header first: over 12 MP or unreadable is refused before any pixel is decoded.
     // The pixels go straight into the bands' memory (shared with the helpers, reused job
     // after job), so shareImage has nothing to copy unless the image is turned.
-    const decoded = await decodeImage(job.image, { into: (n) => bands.bytes(n), atLeast: plan.atLeast });
+    const decoded = await decodeImage(job.image, { into: (n) => bands.bytes(n), atLeast: fed });
     if (!decoded.ok) return { ok: false, code: "invalid_parameter", title: decoded.title };
     const upright = shareImage(applyOrientation(decoded.image, decoded.header.orientation), bands);
     // A JPEG decodes with every alpha 255; other formats are checked, once for both resizes.
@@ -134,17 +136,23 @@ export async function runPipeline(
     const mask = await session.run(modelInput, fed);
     const t2 = now();
 
+    // The output's own decode, when the model's was too small for it: done beside the model's run, or now.
     let source = upright;
     if (beside) {
-      const full = await beside.done;
-      if (!full.ok) return { ok: false, code: "invalid_parameter", title: full.title };
-      const stored = { width: full.width, height: full.height, data: new Uint8ClampedArray(beside.pixels.buffer, beside.pixels.byteOffset, beside.pixels.length) };
+      const second = await beside.done;
+      if (!second.ok) return { ok: false, code: "invalid_parameter", title: second.title };
+      const stored = { width: second.width, height: second.height, data: new Uint8ClampedArray(beside.pixels.buffer, beside.pixels.byteOffset, beside.pixels.length) };
       source = shareImage(applyOrientation(stored, decoded.header.orientation), bands);
+    } else if (plan.output) {
+      const second = await decodeImage(job.image, { into: (n) => bands.bytes(n), atLeast: plan.output.atLeast });
+      if (!second.ok) return { ok: false, code: "invalid_parameter", title: second.title };
+      source = shareImage(applyOrientation(second.image, second.header.orientation), bands);
     }
     const t2d = now();
 
     // The tier's size is the full picture's, whatever scale it was decoded at.
-    const out = outputSize(plan.upright.width, plan.upright.height, job.size);
+    const full = orientedSize(decoded.header.width, decoded.header.height, decoded.header.orientation);
+    const out = outputSize(full.width, full.height, job.size);
     // Both buffers are this run's own (the decoded image or its resize, the grown mask), so
     // the cut-out is made in them: the image becomes the cut-out, the mask its alpha.
     const cutout = await resizeImageInBands(source, out.width, out.height, bands, opaque);
@@ -181,30 +189,27 @@ function overlapWanted(job: PipelineJob, session: MaskSession, bands: RowBands):
 }
 
 interface DecodePlan {
-  /** The picture's full size, upright. */
-  upright: Sides;
-  /** What the decode before the model must give, upright (decodeImage's atLeast); undefined: full size. */
-  atLeast: Sides | undefined;
-  /** The full size, as stored, decoded beside the model's run; undefined: no second decode. */
-  beside: Sides | undefined;
+  /**
+   * The output's own decode, where the model's (decoded at the model's input's need) is
+   * too small for the output: what to ask of it (upright) and its pixel count. Undefined:
+   * the model's decode serves the output too.
+   */
+  output: { atLeast: Sides; pixels: number } | undefined;
 }
 
 /**
- * What to decode, from the header alone: the model's input and the tier's output both
- * come from one decode at the scale the larger of them needs, unless the output needs the
- * full size while the model's input needs less and `overlap` is on: then the model's input
- * comes from a reduced decode and the full size from a second one beside the model's run.
- * A header that does not pass (unreadable, over the pixel limit) plans a plain decode,
- * which then refuses it with the same words.
+ * What to decode, from the header alone. The model's input always comes from a decode at
+ * its own need; the output from the same decode if that is at least the output's size,
+ * else from a second one at the output's scale (full size for a full-size cut-out). A
+ * header that does not pass (unreadable, over the pixel limit) plans one decode, which
+ * then refuses it with the same words.
  */
-function decodePlan(job: PipelineJob, fed: InputSize, overlap: boolean): DecodePlan {
-  const header = readImageHeader(job.image);
-  if (!header.ok || !checkPixelLimit(header).ok) return { upright: { width: 0, height: 0 }, atLeast: undefined, beside: undefined };
+function decodePlan(image: Uint8Array, fed: InputSize, size: PipelineJob["size"]): DecodePlan {
+  const header = readImageHeader(image);
+  if (!header.ok || !checkPixelLimit(header).ok) return { output: undefined };
   const upright = orientedSize(header.width, header.height, header.orientation);
-  const out = outputSize(upright.width, upright.height, job.size);
-  const both = { width: Math.max(fed.width, out.width), height: Math.max(fed.height, out.height) };
-  if (!overlap || decodeEighths(header, both) < 8 || decodeEighths(header, fed) === 8) return { upright, atLeast: both, beside: undefined };
-  return { upright, atLeast: fed, beside: storedSides(header) };
+  const out = outputSize(upright.width, upright.height, size);
+  const forOutput = decodeEighths(header, out);
+  if (decodeEighths(header, fed) >= forOutput) return { output: undefined };
+  return { output: { atLeast: out, pixels: scaledSide(header.width, forOutput) * scaledSide(header.height, forOutput) } };
 }
-
-const storedSides = (header: ImageHeader): Sides => ({ width: header.width, height: header.height });
