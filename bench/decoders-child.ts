@@ -3,7 +3,7 @@
 // the median of later ones, and the process's peak RSS. Prints one JSON line.
 //
 //   node --import tsx bench/decoders-child.ts '{"lib":"jpeg-turbo","eighths":4,"runs":5,"input":"/tmp/x.jpg"}'
-import { readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join } from "node:path";
 import { median } from "./median.ts";
@@ -89,8 +89,12 @@ const LIBRARIES: Record<string, (eighths: number) => Promise<Decode>> = {
   },
   /** sharp on @img/sharp-wasm32 (the native package removed from `candidates`): a resize to the scale, which shrinks on load. */
   async "sharp-wasm32"(eighths) {
+    // sharp loads a native build first when one is installed: only the WebAssembly one may be there.
+    const has = (name: string) => existsSync(join(cfg.candidates ?? "", name));
+    if (!has("@img/sharp-wasm32") || readdirSync(join(cfg.candidates ?? "", "@img")).some((d) => /^sharp-(linux|darwin|win32|libvips)/.test(d))) {
+      throw new Error("needs @img/sharp-wasm32 and no native @img/sharp-* package in --candidates");
+    }
     const sharp = fromCandidates("sharp");
-    if (!String(sharp.versions?.sharp) || !fromCandidates("@img/sharp-wasm32/package.json")) throw new Error("sharp-wasm32 not installed");
     return async (b) => {
       const meta = await sharp(b).metadata();
       let p = sharp(b, { limitInputPixels: false });

@@ -112,22 +112,26 @@ function bandedStages(bands: RowBands): Array<[string, () => Promise<unknown>]> 
 }
 
 console.log("");
-console.log("## The banded stages by threads (wall ms, median; speed-up against 1 thread)");
+console.log("## The banded stages by threads (wall ms, median, and its speed-up against 1 thread; CPU ms of all threads, median)");
 console.log("Each round runs every stage at every thread count in turn, so load that comes and goes falls on all of them.");
-const shapes: Array<{ threads: number; bands: RowBands; stages: Array<[string, () => Promise<unknown>]>; ms: number[][] }> = [];
+const shapes: Array<{ threads: number; bands: RowBands; stages: Array<[string, () => Promise<unknown>]>; ms: number[][]; cpu: number[][] }> = [];
 for (const t of threadCounts) {
   const bands = t === 1 ? inlineBands : await startThreadBands(t - 1);
   if (!bands) throw new Error(`${t - 1} band helpers did not start`);
   if (bands.parts !== t) console.log(`(asked for ${t} threads, got ${bands.parts}: capped by the ${availableParallelism()} cores)`);
   const stages = bandedStages(bands);
-  shapes.push({ threads: bands.parts, bands, stages, ms: stages.map(() => []) });
+  shapes.push({ threads: bands.parts, bands, stages, ms: stages.map(() => []), cpu: stages.map(() => []) });
 }
 for (let round = 0; round <= runs; round++) {
   for (const shape of shapes) {
     for (const [k, [, run]] of shape.stages.entries()) {
       const t = performance.now();
+      const c = process.cpuUsage(); // every thread of the process: the helpers' share too
       await run();
-      if (round > 0) shape.ms[k]!.push(performance.now() - t); // round 0 warms up
+      const used = process.cpuUsage(c);
+      if (round === 0) continue; // round 0 warms up
+      shape.ms[k]!.push(performance.now() - t);
+      shape.cpu[k]!.push((used.user + used.system) / 1000);
     }
   }
 }
@@ -137,6 +141,10 @@ console.log(`| stage | ${shapes.map(({ threads }) => `${threads} thread${threads
 console.log(`|---|${shapes.map(() => "---:").join("|")}|`);
 for (const [k, [name]] of shapes[0]!.stages.entries()) {
   const one = med(shapes[0]!.ms[k]!);
-  console.log(`| ${name} | ${shapes.map((sh, i) => (i === 0 ? one.toFixed(0) : `${med(sh.ms[k]!).toFixed(0)} (${(one / med(sh.ms[k]!)).toFixed(2)} ×)`)).join(" | ")} |`);
+  const cell = (sh: (typeof shapes)[number], i: number) => {
+    const wall = med(sh.ms[k]!);
+    return `${wall.toFixed(0)}${i === 0 ? "" : ` (${(one / wall).toFixed(2)} ×)`}, cpu ${med(sh.cpu[k]!).toFixed(0)}`;
+  };
+  console.log(`| ${name} | ${shapes.map(cell).join(" | ")} |`);
 }
 console.log(`\n${loadNote()}`);

@@ -183,7 +183,7 @@ export async function runPipeline(
   }
 }
 
-/** Whether the job asks for (or its session's backend implies) the full-size decode beside the model, and there is a thread for it. */
+/** Whether the job asks for (or its session's backend implies) the output's decode beside the model, and there is a thread for it. */
 function overlapWanted(job: PipelineJob, session: MaskSession, bands: RowBands): boolean {
   return (job.overlapDecode ?? session.backend === "webgpu") && bands.parts > 1;
 }
