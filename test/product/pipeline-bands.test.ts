@@ -139,7 +139,7 @@ function countingBeside(b: ThreadBands): ThreadBands & { besides: number } {
   return spy;
 }
 
-test("the full-size decode beside the model gives the PNG the plain path gives; on by default only on a GPU", async () => {
+test("the full-size decode beside the model gives the PNG the plain path gives; on by default wherever there is a helper", async () => {
   // 1200 x 800 against the stand-in's 160 x 120 input: the model's input needs 2/8 of it.
   const image = await jpegOf(1200, 800);
   const spy = countingBeside(bands);
@@ -148,13 +148,13 @@ test("the full-size decode beside the model gives the PNG the plain path gives; 
     const job = (overlapDecode?: boolean) => ({ image, size: "full" as const, semitransparency: true, channels, overlapDecode });
     const plain = await runPipeline(job(false), discSession, inlineBands);
     const before = spy.besides;
-    const beside = await runPipeline(job(true), discSession, spy);
-    assert.equal(spy.besides, before + 1, "asked for: the full decode ran beside");
-    const byDefaultOnCpu = await runPipeline(job(), discSession, spy);
-    assert.equal(spy.besides, before + 1, "the CPU's default: no decode beside");
-    const byDefaultOnGpu = await runPipeline(job(), gpuSession, spy);
-    assert.equal(spy.besides, before + 2, "a GPU session's default: the decode beside");
-    for (const r of [beside, byDefaultOnCpu, byDefaultOnGpu]) {
+    const off = await runPipeline(job(false), discSession, spy);
+    assert.equal(spy.besides, before, "turned off: the full decode after the model's run");
+    const onCpu = await runPipeline(job(), discSession, spy);
+    assert.equal(spy.besides, before + 1, "by default: the full decode beside the model");
+    const onGpu = await runPipeline(job(), gpuSession, spy);
+    assert.equal(spy.besides, before + 2, "on a GPU session too");
+    for (const r of [off, onCpu, onGpu]) {
       assert.ok(plain.ok && r.ok);
       assert.deepEqual([r.width, r.height], [1200, 800]);
       assert.ok(Buffer.from(r.png).equals(Buffer.from(plain.png)), `${channels ?? "rgba"}: same PNG`);

@@ -6,9 +6,9 @@
 // model's input always comes from the fewest eighths of the picture that still have its
 // sides, whatever the tier and the backend, so a preview's mask is the full cut-out's and
 // a GPU's is the CPU's. The output comes from that decode when it is large enough (a 12 MP
-// preview never decodes 12 MP), else from a second decode at the output's scale: after the
-// model's run, or, where the model leaves the cores free (a GPU), on a band helper beside
-// it (overlapDecode; measured in docs/BENCHMARKS.md).
+// preview never decodes 12 MP), else from a second decode at the output's scale, on a band
+// helper beside the model's run (overlapDecode; measured in docs/BENCHMARKS.md), or after
+// the run where there is no helper.
 import {
   decodeImage,
   applyOrientation,
@@ -46,10 +46,10 @@ export interface PipelineJob {
   /**
    * Where the output needs more of a JPEG than the model's input (a full-size cut-out of a
    * picture larger than the model's input): decode the output's scale on a band helper
-   * thread while the model runs, instead of after it. Default: on when the session runs on
-   * a GPU (the model's run then leaves the cores to us), off on the CPU, where both would
-   * share the same cores (measured, docs/BENCHMARKS.md). Without a helper thread it is
-   * always off. The bytes out are the same either way.
+   * thread while the model runs (default), or after it (false). On a GPU the model's run
+   * leaves the cores to us; on WebAssembly with two cores it still paid, the model's run
+   * slowing by less than the decode takes (measured, docs/BENCHMARKS.md). Without a helper
+   * thread it is always after. The bytes out are the same either way.
    */
   overlapDecode?: boolean;
 }
@@ -113,7 +113,7 @@ export async function runPipeline(
   // to the compose. Its pixels go to the bands' memory, the bytes it reads too (the helper
   // reads them there; the job's own buffer may be a view of a larger one).
   let beside: { pixels: Uint8Array; done: Promise<DecodeSummary> } | undefined;
-  if (plan.output && overlapWanted(job, session, bands)) {
+  if (plan.output && job.overlapDecode !== false && bands.parts > 1) {
     const pixels = bands.bytes(plan.output.pixels * 4);
     beside = { pixels, done: bands.beside("decode", { bytes: shareBytes(job.image, bands), out: pixels, atLeast: plan.output.atLeast }) };
   }
@@ -181,11 +181,6 @@ export async function runPipeline(
     // the job (a refused image, a failed model run): the next job may not take that memory before.
     await beside?.done.catch(() => {});
   }
-}
-
-/** Whether the job asks for (or its session's backend implies) the output's decode beside the model, and there is a thread for it. */
-function overlapWanted(job: PipelineJob, session: MaskSession, bands: RowBands): boolean {
-  return (job.overlapDecode ?? session.backend === "webgpu") && bands.parts > 1;
 }
 
 interface DecodePlan {
