@@ -8,11 +8,15 @@
 #   docker build -t pixeldrop .                              # the service, WASM backend
 #   docker build --build-arg MODELS=int8-static,medium -t pixeldrop .   # two models
 #   docker build --target native -t pixeldrop:native .      # + onnxruntime-node, backend native
+#   docker build --target gpu -t pixeldrop:gpu .            # on Deno, WebGPU on an NVIDIA GPU
 #   docker run -p 8080:8080 -e OPERATOR_TOKEN=... pixeldrop
+#   docker run --gpus all -p 8080:8080 -e OPERATOR_TOKEN=... pixeldrop:gpu
 #
 # Where no registry or container runtime is reachable: deploy/image-check.sh builds it
 # and runs its CMD in a chroot (docs/DEPLOY.md).
 ARG NODE_IMAGE=node:20-bookworm-slim
+# The gpu target's base: Debian without Node (the service runs on Deno there).
+ARG GPU_BASE_IMAGE=debian:bookworm-slim
 
 # ---- build: every dependency (TypeScript, the model data package), dist/ and models/.
 FROM ${NODE_IMAGE} AS build
@@ -128,6 +132,88 @@ RUN mkdir -p /out && cd node_modules/onnxruntime-node \
 FROM service AS native
 COPY --from=native-files /out /app/node_modules/onnxruntime-node
 ENV INFERENCE_BACKEND=native
+
+# ---- gpu (opt-in: --target gpu): the service on Deno, whose WebGPU drives the GPU through
+# Vulkan; `auto` runs the default model's GPU form there and WebAssembly elsewhere
+# (docs/DEPLOY.md, "GPU hosts"). The NVIDIA Container Toolkit mounts the driver into the
+# container (its Vulkan driver only with the graphics capability, set below); the image
+# brings what Debian's GPU images have beside it, the Vulkan loader and libglvnd, unpacked
+# without their Mesa dependencies.
+FROM build AS gpu-files
+COPY deploy/gpu-library-packages.txt ./deploy/
+# The default model's GPU form (IS-Net's int8 weights as float16, 88 MB) is made now and
+# checked by sha256: made at the first start instead, it would need a writable models/ or
+# cache folder, which a read-only root filesystem does not have. Deno is the npm
+# devDependency's binary for this platform (npm ci --ignore-scripts leaves it in its
+# platform package).
+RUN node --input-type=module -e "const { main } = await import('./dist/cli/main.js'); process.exitCode = await main(['assemble', 'int8-static-gpu'])" \
+ && node deploy/verify-models.mjs . int8-static-gpu \
+ && mkdir -p /out/models /out/bin /out/root \
+ && mv models/isnet-int8-static-gpu.onnx /out/models/ \
+ && cp "$(dirname "$(node -p "require.resolve('@deno/linux-' + process.arch + '-glibc/package.json')")")/deno" /out/bin/deno \
+ && /out/bin/deno --version \
+ && cd /tmp && apt-get update -qq \
+ && apt-get download $(grep -v '^#' /app/deploy/gpu-library-packages.txt) \
+ && for deb in *.deb; do dpkg -x "$deb" /out/root; done \
+ && rm -rf /out/root/usr/share/doc/*/changelog* /out/root/usr/share/lintian /var/lib/apt/lists/* \
+ && test -e /out/root/usr/lib/*/libvulkan.so.1 -a -e /out/root/usr/lib/*/libGLdispatch.so.0
+
+# The production dependencies as the service prunes them, plus the WebGPU bundle Deno
+# imports for onnxruntime-web/webgpu and the asyncify build it loads.
+FROM deps AS gpu-deps
+COPY --from=build /app/node_modules/onnxruntime-web/dist/ort.webgpu.bundle.min.mjs /app/node_modules/onnxruntime-web/dist/ort-wasm-simd-threaded.asyncify.mjs /app/node_modules/onnxruntime-web/dist/ort-wasm-simd-threaded.asyncify.wasm ./node_modules/onnxruntime-web/dist/
+
+FROM ${GPU_BASE_IMAGE} AS gpu
+# As the service's, plus: DENO_WEBGPU_BACKEND keeps wgpu on Vulkan (its OpenGL backend
+# loads libEGL, whose exit handler can abort the process at exit: deno.json); no update
+# check or prompt from Deno; and the NVIDIA Container Toolkit's variables: every GPU, and
+# the graphics capability, without which it mounts no Vulkan driver.
+ENV NODE_ENV=production \
+    PORT=8080 \
+    HOST=0.0.0.0 \
+    DATA_DIR=/data \
+    MALLOC_MMAP_THRESHOLD_=1048576 \
+    DENO_WEBGPU_BACKEND=vulkan \
+    DENO_NO_UPDATE_CHECK=1 \
+    DENO_NO_PROMPT=1 \
+    NVIDIA_VISIBLE_DEVICES=all \
+    NVIDIA_DRIVER_CAPABILITIES=compute,utility,graphics
+WORKDIR /app
+COPY --from=gpu-files /out/root/ /
+COPY --from=gpu-files /out/bin/deno /usr/local/bin/deno
+COPY --from=gpu-deps /app/node_modules ./node_modules
+COPY --from=build /app/dist ./dist
+COPY --from=build /app/models ./models
+COPY --from=gpu-files /out/models/ ./models/
+COPY package.json ./
+COPY migrations ./migrations
+COPY wasm/README.md ./wasm/
+# `deno run -A bin/pixeldrop.mjs doctor` in the container says what the GPU check finds.
+COPY bin/pixeldrop.mjs ./bin/
+COPY --from=build --chown=1000:1000 /data-template /data
+RUN ldconfig \
+ && useradd --uid 1000 --user-group --create-home --shell /usr/sbin/nologin pixeldrop \
+ && ln -s ../node_modules/onnxruntime-web/dist/ort-wasm-simd-threaded.mjs ../node_modules/onnxruntime-web/dist/ort-wasm-simd-threaded.wasm \
+          ../node_modules/onnxruntime-web/dist/ort-wasm-simd-threaded.asyncify.mjs ../node_modules/onnxruntime-web/dist/ort-wasm-simd-threaded.asyncify.wasm wasm/ \
+ && chmod 700 /data
+USER pixeldrop
+EXPOSE 8080
+STOPSIGNAL SIGTERM
+HEALTHCHECK --interval=15s --timeout=5s --start-period=120s --retries=3 \
+  CMD ["deno", "eval", "const r = await fetch('http://127.0.0.1:' + (Deno.env.get('PORT') || 8080) + '/readyz').catch(() => null); Deno.exit(r?.ok ? 0 : 1)"]
+# All permissions, as `deno task start`. The V8 flags are the service's (above): gc()
+# for the pool workers' release after a large job, freed within the call.
+CMD ["deno", "run", "-A", "--v8-flags=--expose-gc,--no-concurrent-array-buffer-sweeping", "dist/main.js"]
+
+# ---- gpu-software-check (deploy/image-check.sh --gpu): the gpu image plus Mesa's
+# software Vulkan driver (lavapipe), so that a machine without a GPU shows what the image
+# does there: it starts, finds only a software adapter and serves on WebAssembly.
+FROM gpu AS gpu-software-check
+USER root
+RUN apt-get update -qq && apt-get install -y -qq --no-install-recommends mesa-vulkan-drivers >/dev/null && rm -rf /var/lib/apt/lists/*
+USER pixeldrop
+# Mesa's window-system code asks for a runtime folder, and says so on stderr without one.
+ENV XDG_RUNTIME_DIR=/tmp
 
 # The last stage is what a plain `docker build .` produces: the service without native.
 FROM service

@@ -11,7 +11,8 @@ export interface BenchInput {
   height: number;
 }
 
-async function jpegAt(photo: Uint8Array, width: number, height: number, name: string): Promise<BenchInput> {
+/** The fixture photo upscaled (or shrunk) to `width` × `height`, as a quality-90 JPEG. */
+export async function jpegAt(photo: Uint8Array, width: number, height: number, name: string): Promise<BenchInput> {
   const decoded = await decodeImage(photo);
   if (!decoded.ok) throw new Error(decoded.title);
   const big = resizeRGBA(decoded.image, width, height);
@@ -21,8 +22,11 @@ async function jpegAt(photo: Uint8Array, width: number, height: number, name: st
   return { name, bytes, width, height };
 }
 
+/** The openly licensed photo the bench inputs are made from. */
+export const benchPhoto = async (): Promise<Uint8Array> => new Uint8Array(await readFile(new URL("../test/fixtures/photos/rocket.jpg", import.meta.url)));
+
 export async function benchInputs(): Promise<BenchInput[]> {
-  const photo = new Uint8Array(await readFile(new URL("../test/fixtures/photos/rocket.jpg", import.meta.url)));
+  const photo = await benchPhoto();
   // 4242 x 2828 = 11,996,376 px: just under the 12 MP limit, the photo's 3:2 aspect.
   return [await jpegAt(photo, 4242, 2828, "12 MP JPEG"), await jpegAt(photo, 774, 516, "0.4 MP JPEG")];
 }

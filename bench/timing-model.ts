@@ -15,7 +15,7 @@ import { createHash } from "node:crypto";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { DataType, parseModel, writeModel } from "../src/engine/assets/onnx-graph.ts";
-import { dequantiseToFloat } from "../src/engine/assets/dequantise-float.ts";
+import { dequantiseToFloat, type GpuActivations } from "../src/engine/assets/dequantise-float.ts";
 import { PACKAGE_MODELS_DIR } from "../src/engine/assets/paths.ts";
 
 const [mode, input, output] = process.argv.slice(2);
@@ -42,14 +42,15 @@ if (mode === "skeleton") {
   const manifestPath = join(PACKAGE_MODELS_DIR, "manifest.json");
   const manifest = JSON.parse(readFileSync(manifestPath, "utf8"));
   const stat = manifest.models["int8-static"];
-  const gpuName = Object.keys(manifest.models).find((k) => manifest.models[k].gpuFormOf === "int8-static")!;
-  const gpu = manifest.models[gpuName];
+  const forms = Object.values(manifest.models as Record<string, { gpuFormOf?: string; gpuActivations?: GpuActivations; file: string }>).filter((e) => e.gpuFormOf === "int8-static");
   writeFileSync(join(PACKAGE_MODELS_DIR, stat.file), filled);
   Object.assign(stat, { sha256: sha(filled), bytes: filled.length });
-  const form = dequantiseToFloat(filled).bytes;
-  Object.assign(gpu, { sha256: sha(form), bytes: form.length });
+  for (const gpu of forms) {
+    const form = dequantiseToFloat(filled, gpu.gpuActivations).bytes;
+    Object.assign(gpu, { sha256: sha(form), bytes: form.length });
+  }
   writeFileSync(manifestPath, JSON.stringify(manifest, null, 2));
-  console.log(`timing model: ${stat.file} (${filled.length} bytes, generated int8 codes) and its GPU form ${gpu.file} (${form.length} bytes, derived on first use) entered in ${manifestPath}`);
+  console.log(`timing model: ${stat.file} (${filled.length} bytes, generated int8 codes) and its GPU forms ${forms.map((f) => f.file).join(", ")} (derived on first use) entered in ${manifestPath}`);
 } else {
   console.error("usage: timing-model.ts skeleton <in.onnx> <out.onnx> | fill <skeleton.onnx>");
   process.exit(2);

@@ -79,6 +79,7 @@ console.log(
     bytes: body.length,
     callMs,
     chargedKrw: res.headers.get("x-pd-charged-krw"),
+    model: res.headers.get("x-pd-model"),
   }),
 );
 if (res.status !== 200 || !png) {

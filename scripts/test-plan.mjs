@@ -51,6 +51,7 @@ const QUICK = [
   "test/gateway/held.test.ts",
   "test/http/multipart.test.ts",
   "test/http/read-body.test.ts",
+  "test/inference/gpu-doctor.test.ts",
   "test/inference/manifest.test.ts",
   "test/inference/session-stub.test.ts",
   "test/inference/tensor.test.ts",

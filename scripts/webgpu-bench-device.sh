@@ -11,11 +11,15 @@
 # (bench/timing-model.ts: Deno and the real weights together exceed 64 MiB; there the codes
 # are filled with a fixed sequence, same kernels and shapes, so the times hold but the
 # masks mean nothing; a real models/isnet-int8-static.onnx found there is used instead) and
-# Debian's libvulkan1 for a machine without the Vulkan loader. docs/MODEL.md ("WebGPU on
-# a real GPU") gives the call.
+# Debian's Vulkan loader and libglvnd (deploy/gpu-library-packages.txt, the GPU image's list), unpacked
+# there only where the machine lacks them: NVIDIA's Vulkan driver does not load without
+# libglvnd's libGLdispatch.so.0. The run prints `pixeldrop doctor` first, then again if it
+# had to add anything. docs/MODEL.md ("WebGPU on a real GPU") gives the call.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 OUT_DIR=.bench-gpu
+# The Vulkan loader and libglvnd, the Dockerfile's gpu target's list (Debian, amd64).
+GPU_LIBRARY_PACKAGES=$(grep -v '^#' deploy/gpu-library-packages.txt | xargs)
 
 prepare() {
   [ -x node_modules/deno/deno ] || { echo "node_modules/deno/deno missing: run npm ci first" >&2; exit 1; }
@@ -41,14 +45,35 @@ prepare() {
   } >"$list"
   tar -cf - -T "$list" | xz -T0 -6 >"$OUT_DIR/bundle.tar.xz"
   rm "$list" models/isnet-int8-static.timing-skeleton.onnx
-  # The Vulkan loader, unpacked there only if the machine lacks it (Debian's, amd64).
-  (cd "$OUT_DIR" && apt-get download libvulkan1 >/dev/null 2>&1 && mv libvulkan1_*.deb libvulkan1.deb) ||
-    echo "note: apt-get download libvulkan1 failed; the machine must have the Vulkan loader" >&2
+  # The Vulkan loader and libglvnd, unpacked there only if the machine lacks them.
+  local pkg
+  for pkg in $GPU_LIBRARY_PACKAGES; do
+    (cd "$OUT_DIR" && apt-get download "$pkg:amd64" >/dev/null 2>&1 && mv "${pkg}"_*.deb "$pkg.deb") ||
+      echo "note: apt-get download $pkg:amd64 failed; the machine must have it" >&2
+  done
   local carried tree
   carried=$(du -cb "$OUT_DIR" | tail -1 | cut -f1)
   tree=$( (git ls-files -z; git ls-files -z --others --exclude-standard) | xargs -0 du -cb 2>/dev/null | awk '/total$/ {s+=$1} END {print s}')
   echo "$OUT_DIR: $((carried / 1048576)) MiB; working tree $((tree / 1048576)) MiB; together $(((carried + tree) / 1048576)) MiB of 64"
   [ $((carried + tree)) -le $((64 * 1048576)) ] || { echo "over the 64 MiB a call carries" >&2; exit 1; }
+}
+
+# The library each of GPU_LIBRARY_PACKAGES holds, as ldconfig -p names it.
+gpu_package_library() {
+  case "$1" in
+    libvulkan1) echo 'libvulkan\.so\.1' ;;
+    libglvnd0) echo 'libGLdispatch\.so\.0' ;;
+    libegl1) echo 'libEGL\.so\.1' ;;
+    libgl1) echo 'libGL\.so\.1' ;;
+    libglx0) echo 'libGLX\.so\.0' ;;
+    libopengl0) echo 'libOpenGL\.so\.0' ;;
+    libgles2) echo 'libGLESv2\.so\.2' ;;
+  esac
+}
+
+# `pixeldrop doctor`: the GPU device nodes, the adapter Deno offers, what is missing.
+doctor() {
+  PIXELDROP_ALLOW_STALE_DIST=1 ./node_modules/.bin/deno run -A bin/pixeldrop.mjs doctor || true
 }
 
 run() {
@@ -57,19 +82,34 @@ run() {
   [ -f "$OUT_DIR/bundle.tar.xz" ] || { echo "$OUT_DIR/bundle.tar.xz missing: carry .bench-gpu (prepare it first)" >&2; exit 1; }
   python3 -c "import tarfile; tarfile.open('$OUT_DIR/bundle.tar.xz').extractall('.')" 2>/dev/null ||
     xz -dc "$OUT_DIR/bundle.tar.xz" | tar -xf -
-  if ! ldconfig -p | grep -q 'libvulkan\.so\.1'; then
-    [ -f "$OUT_DIR/libvulkan1.deb" ] && dpkg -x "$OUT_DIR/libvulkan1.deb" / && ldconfig
-  fi
-  # The NVIDIA driver's Vulkan description, where the loader does not find it by itself.
-  local icd=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
-  if [ -z "${VK_DRIVER_FILES:-}" ] && [ -f "$icd" ] && ! ls /usr/share/vulkan/icd.d/nvidia* /etc/vulkan/icd.d/nvidia* >/dev/null 2>&1; then
-    export VK_DRIVER_FILES=$icd
-  fi
   export DENO_WEBGPU_BACKEND=vulkan DENO_DIR="${DENO_DIR:-/tmp/pd-deno-dir}" DENO_NO_UPDATE_CHECK=1 XDG_RUNTIME_DIR="${XDG_RUNTIME_DIR:-/tmp}"
+  # What the machine offers as it is (dist/ came with the bundle, built from these sources).
+  doctor
+  local added="" pkg have
+  # Each package's own library tells whether the machine has it (read once: grep -q on a
+  # pipe could end ldconfig early, which pipefail counts as a failure).
+  have=$(ldconfig -p)
+  for pkg in $GPU_LIBRARY_PACKAGES; do
+    grep -q "$(gpu_package_library "$pkg")" <<<"$have" && continue
+    [ -f "$OUT_DIR/$pkg.deb" ] || { echo "note: $pkg missing and $OUT_DIR/$pkg.deb not carried" >&2; continue; }
+    dpkg -x "$OUT_DIR/$pkg.deb" / && added="$added $pkg"
+  done
+  [ -z "$added" ] || { ldconfig; echo "unpacked:$added"; }
+  # The NVIDIA driver's Vulkan description, where the loader does not find it by itself
+  # (the folders the doctor names: src/engine/inference/gpu-host.ts).
+  local icd
+  if [ -z "${VK_DRIVER_FILES:-}" ] && ! ls /usr/share/vulkan/icd.d/nvidia* /etc/vulkan/icd.d/nvidia* >/dev/null 2>&1; then
+    for icd in /usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json /usr/local/nvidia/vulkan/icd.d/nvidia_icd.json /usr/local/nvidia/icd.d/nvidia_icd.json; do
+      [ -f "$icd" ] && { export VK_DRIVER_FILES=$icd; added="$added VK_DRIVER_FILES=$icd"; echo "VK_DRIVER_FILES=$icd"; break; }
+    done
+  fi
+  [ -z "$added" ] || doctor
   if [ ! -f models/isnet-int8-static.onnx ]; then
     ./node_modules/.bin/deno run -A bench/timing-model.ts fill models/isnet-int8-static.timing-skeleton.onnx
   fi
   command -v nvidia-smi >/dev/null && nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader || true
+  # The CPU beside it, and its SIMD width (every CPU number is named with it).
+  echo "cpu: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | xargs), $(nproc) cores, SIMD: $(grep -m1 -o -w -E 'avx2|avx512f|avx512_vnni|avx_vnni|amx_tile' /proc/cpuinfo | sort -u | xargs)"
   ./node_modules/.bin/deno --version | head -1
   # Each child within 150 s, so one that hangs cannot take the call's 10 minutes.
   ./node_modules/.bin/deno run -A bench/webgpu.ts --child-timeout 150 "$@"

@@ -11,7 +11,7 @@ import { fileURLToPath } from "node:url";
 
 export const STAMP_FILE = "build-stamp.json";
 
-/** A hash of every file under srcDir by path, size and mtime: cheap (stat only, no reads). */
+/** A hash of every file under srcDir by path, size and mtime (whole ms): cheap (stat only, no reads). */
 export function sourceStamp(srcDir) {
   const lines = [];
   const walk = (dir, rel) => {
@@ -21,7 +21,9 @@ export function sourceStamp(srcDir) {
       if (entry.isDirectory()) walk(path, name);
       else {
         const s = statSync(path);
-        lines.push(`${name}\t${s.size}\t${s.mtimeMs}`);
+        // Whole milliseconds: Deno's statSync truncates mtimeMs where Node keeps the
+        // fraction, and `deno run bin/pixeldrop.mjs` must agree with the stamp Node wrote.
+        lines.push(`${name}\t${s.size}\t${Math.trunc(s.mtimeMs)}`);
       }
     }
   };

@@ -16,9 +16,12 @@ const bool = (def: boolean) =>
 const cores = Math.max(1, availableParallelism());
 
 export const ConfigSchema = z.object({
-  NODE_ENV: z.enum(["development", "production", "test"]).default("development"),
+  // Unset: production. Development (the developer mailbox, the payment sandbox, loopback
+  // by default) is asked for by name (docs/SECURITY.md "Defaults").
+  NODE_ENV: z.enum(["development", "production", "test"]).default("production"),
   PORT: int(8080, 0, 65535),
-  HOST: z.string().default("0.0.0.0"),
+  // Unset: 0.0.0.0 in production (a container must be reachable), 127.0.0.1 otherwise.
+  HOST: optionalString,
   LOG_LEVEL: z.enum(["debug", "info", "warn", "error", "silent"]).default("info"),
 
   // Stores: unset means the embedded defaults (PGlite in DATA_DIR, in-process limiter).
@@ -68,16 +71,34 @@ export const ConfigSchema = z.object({
   HOLD_SWEEP_INTERVAL_MS: int(15_000, 100),
   TRUST_PROXY: bool(false), // take the client IP from X-Forwarded-For
 
-  // Console. SMTP_URL unset: mail goes to the outbox table (dev mailbox page outside
-  // production). PUBLIC_URL: the address in mailed links (default: the request's own).
+  // Console. SMTP_URL unset: mail goes to the outbox table (served as the developer
+  // mailbox only in development on loopback). PUBLIC_URL: the origin every link and
+  // page names (mailed links, the provider's return addresses); never taken from a
+  // request's headers. Unset: http://localhost:PORT.
   SMTP_URL: optionalString,
   MAIL_FROM: z.string().default("Pixeldrop <no-reply@pixeldrop.local>"),
-  PUBLIC_URL: z.string().url().optional(),
+  PUBLIC_URL: z
+    .string()
+    .url()
+    .refine(isWebBase, "an http(s) address without query or fragment, such as https://pixeldrop.example")
+    .optional(),
   // Keys the hashes of console session cookies and one-time links. Unset: plain SHA-256.
   SESSION_SECRET: z.string().min(16).optional(),
+
+  // Top-ups (docs/DECISIONS.md "Payments"). none: the console offers none (the operator
+  // API still grants credit). stripe: Stripe Checkout in KRW, credited on its signed
+  // webhook. sandbox: approves every payment, takes no money; outside production only.
+  PAYMENT_PROVIDER: z.enum(["none", "stripe", "sandbox"]).default("none"),
+  STRIPE_SECRET_KEY: z.string().regex(/^(sk|rk)_(test|live)_[A-Za-z0-9]+$/, "a Stripe secret key (sk_live_…, sk_test_… or a restricted rk_…)").optional(),
+  STRIPE_WEBHOOK_SECRET: z.string().regex(/^whsec_[A-Za-z0-9+/=]+$/, "the webhook endpoint's signing secret (whsec_…)").optional(),
+  // Where the Stripe API is reached (tests point it at a local stand-in).
+  STRIPE_API_URL: z.string().url().default("https://api.stripe.com"),
 });
 
-export type Config = z.infer<typeof ConfigSchema>;
+type ParsedConfig = z.infer<typeof ConfigSchema>;
+
+/** The parsed environment with the defaults that depend on other settings filled in. */
+export type Config = Omit<ParsedConfig, "HOST" | "PUBLIC_URL"> & { HOST: string; PUBLIC_URL: string };
 
 export class ConfigError extends Error {}
 
@@ -90,5 +111,40 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     const lines = parsed.error.issues.map((i) => `  ${i.path.join(".")}: ${i.message}`);
     throw new ConfigError(`invalid environment:\n${lines.join("\n")}`);
   }
-  return parsed.data;
+  const c = parsed.data;
+  const problems = crossChecks(c);
+  if (problems.length > 0) throw new ConfigError(`invalid environment:\n${problems.map((p) => `  ${p}`).join("\n")}`);
+  return {
+    ...c,
+    HOST: c.HOST ?? (c.NODE_ENV === "production" ? "0.0.0.0" : "127.0.0.1"),
+    PUBLIC_URL: (c.PUBLIC_URL ?? `http://localhost:${c.PORT}`).replace(/\/+$/, ""),
+  };
+}
+
+/** Settings that are wrong only together. */
+function crossChecks(c: ParsedConfig): string[] {
+  const out: string[] = [];
+  if (c.PAYMENT_PROVIDER === "sandbox" && c.NODE_ENV === "production") {
+    out.push("PAYMENT_PROVIDER: the sandbox takes no money and is refused in production (NODE_ENV unset means production; set NODE_ENV=development to try it)");
+  }
+  if (c.PAYMENT_PROVIDER === "stripe") {
+    if (!c.STRIPE_SECRET_KEY) out.push("STRIPE_SECRET_KEY: required with PAYMENT_PROVIDER=stripe");
+    if (!c.STRIPE_WEBHOOK_SECRET) out.push("STRIPE_WEBHOOK_SECRET: required with PAYMENT_PROVIDER=stripe");
+    if (!c.PUBLIC_URL) out.push("PUBLIC_URL: required with PAYMENT_PROVIDER=stripe (the customer returns there, and the webhook endpoint is registered under it)");
+  }
+  return out;
+}
+
+function isWebBase(u: string): boolean {
+  try {
+    const url = new URL(u);
+    return /^https?:$/.test(url.protocol) && !url.search && !url.hash;
+  } catch {
+    return false; // also reported by .url()
+  }
+}
+
+/** Whether HOST names a loopback address only (the developer mailbox is served only there). */
+export function isLoopbackHost(host: string): boolean {
+  return host === "localhost" || host === "::1" || host === "[::1]" || /^127(?:\.\d{1,3}){3}$/.test(host);
 }

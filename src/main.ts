@@ -4,6 +4,7 @@
 import "./require-fresh-dist.mjs";
 import { ConfigError, parseConfig, type Config } from "./config.ts";
 import { buildApp } from "./wiring/app.ts";
+import { logGpuAtStart } from "./wiring/gpu-at-start.ts";
 import { createLogger } from "./wiring/logger.ts";
 import { remoteAddress } from "./wiring/remote-address.ts";
 import { createServices } from "./wiring/services.ts";
@@ -43,11 +44,17 @@ let shuttingDown = false;
 const { app } = buildApp(services, { operatorToken, log, isShuttingDown: () => shuttingDown, remoteAddress });
 
 if (services.engine) {
+  const engine = services.engine;
   const t0 = Date.now();
-  services.engine.whenReady().then(
-    () => log({ msg: "models warm", backend: services.engine!.state().backend, poolSize: config.POOL_SIZE, threads: config.THREADS_PER_SESSION, ms: Date.now() - t0 }),
-    (err: unknown) => log({ level: "error", msg: "models failed to start", err: err instanceof Error ? err.message : String(err) }),
-  );
+  engine
+    .whenReady()
+    .then(
+      () => log({ msg: "models warm", backend: engine.state().backend, poolSize: config.POOL_SIZE, threads: config.THREADS_PER_SESSION, ms: Date.now() - t0 }),
+      (err: unknown) => log({ level: "error", msg: "models failed to start", err: err instanceof Error ? err.message : String(err) }),
+    )
+    // Then what the GPU check found: a warning when a GPU is there and goes unused.
+    .then(() => logGpuAtStart(engine, log))
+    .catch((err: unknown) => log({ level: "error", msg: "GPU check failed", err: err instanceof Error ? err.message : String(err) }));
 }
 
 const sweeper = setInterval(() => {
@@ -67,7 +74,20 @@ const sweeper = setInterval(() => {
 sweeper.unref?.();
 
 const server = await serve(app.fetch, { port: config.PORT, hostname: config.HOST });
-log({ msg: "listening", port: server.port, database: services.db.kind, limiter: config.REDIS_URL ? "redis" : "in-process" });
+log({
+  msg: "listening",
+  port: server.port,
+  host: config.HOST,
+  mode: config.NODE_ENV,
+  publicUrl: config.PUBLIC_URL,
+  payments: config.PAYMENT_PROVIDER,
+  database: services.db.kind,
+  limiter: config.REDIS_URL ? "redis" : "in-process",
+});
+if (config.NODE_ENV === "production" && config.PUBLIC_URL === `http://localhost:${config.PORT}`) {
+  // The default suits a bare machine tried locally; a reachable service names its own address.
+  log({ level: "warn", msg: "PUBLIC_URL is not set: mailed links and the console's examples name http://localhost; set it to the address customers use" });
+}
 
 // Every public request ends by its own 140 s deadline (a 504 whose undo steps release
 // its permits and hold), so waiting one deadline plus a margin for those steps lets

@@ -2,6 +2,7 @@
 import type { Accounts } from "../accounts/index.ts";
 import type { Billing, RequestLog } from "../billing/index.ts";
 import type { KeyService } from "../keys/index.ts";
+import type { Refunds } from "../payments/index.ts";
 import { ApiError, type Failure } from "../http/api-error.ts";
 
 export interface AdminDeps {
@@ -9,6 +10,8 @@ export interface AdminDeps {
   billing: Billing;
   keys: KeyService;
   requestLog: RequestLog;
+  /** Money paid back through the provider that took it (only that: src/payments/refunds.ts). */
+  refunds: Refunds;
   operatorToken: string;
 }
 

@@ -1,6 +1,8 @@
 // Operator route completing a customer's refund request (made in the console, which
-// sets the org's refund_pending): pays the money back as a ledger refund entry and
-// lifts the refusal of paid calls.
+// sets the org's refund_pending): pays back money the org paid in through a payment
+// provider and has not spent, through that provider, and lifts the refusal of paid
+// calls. Credit that was never money (the operator's grants, sandbox top-ups) is not
+// paid back; it stays on the balance as credit.
 import type { Hono } from "hono";
 import { z } from "zod";
 import { ApiError } from "../http/api-error.ts";
@@ -9,7 +11,7 @@ import { pathId } from "../http/path-id.ts";
 import { jsonBody } from "./json-body.ts";
 import { found, unwrap, type AdminDeps } from "./deps.ts";
 
-// Default: everything not reserved by requests in progress.
+// Default: all that is refundable, within what requests in progress do not hold.
 export const Complete = z.object({ amountKrw: z.number().int().min(0).max(1_000_000_000).optional(), note: z.string().max(200).optional() }).strict();
 
 export function registerRefundRoutes(app: Hono<AppEnv>, d: AdminDeps): void {
@@ -18,9 +20,13 @@ export function registerRefundRoutes(app: Hono<AppEnv>, d: AdminDeps): void {
     const body = await jsonBody(c, Complete, { required: false });
     const org = found(await d.accounts.getOrg(orgId), "Organization");
     if (!org.refundPending) throw new ApiError("conflict", "No refund is being processed for this organization");
-    const amount = body.amountKrw ?? org.availableKrw;
+    const paidIn = await d.refunds.refundableKrw(orgId);
+    const amount = body.amountKrw ?? Math.min(org.availableKrw, paidIn);
     if (amount > org.availableKrw) throw new ApiError("conflict", "The refund is larger than the available balance");
-    if (amount > 0) unwrap(await d.billing.adjust(orgId, "refund", -amount, body.note ?? "refund completed"));
+    if (amount > paidIn) {
+      throw new ApiError("conflict", `Only ${paidIn} KRW was paid in through a payment provider and not paid back; operator and sandbox credit is not refundable`);
+    }
+    if (amount > 0) unwrap(await d.refunds.payBack(orgId, amount, body.note ?? "refund completed"));
     unwrap(await d.accounts.updateOrg(orgId, { refundPending: false }));
     const after = found(await d.accounts.getOrg(orgId), "Organization");
     return c.json({ orgId, refundedKrw: amount, balanceKrw: after.balanceKrw, refundPending: after.refundPending });

@@ -28,6 +28,7 @@ export function claimsGivenBack(store: IdempotencyClaims, reconciler: Handover):
   return {
     claim: (c) => orGiveBack(() => store.claim(c), reconciler, c.requestId, "idempotency key", () => store.abandon(c)),
     complete: (c) => store.complete(c),
+    countReplay: (c) => store.countReplay(c),
     forget: (c) => orGiveBack(() => store.forget(c), reconciler, c.requestId, "idempotency key", () => store.abandon(c)),
     abandon: (c) => store.abandon(c),
   };

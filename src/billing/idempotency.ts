@@ -9,14 +9,27 @@ import type { Db } from "../db/index.ts";
 /** How long a key is remembered, from its first request. */
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
 
-/** given_back: the request's claim was given back before its statement ran (its caller has gone). */
-export type ClaimOutcome = "fresh" | "replay" | "mismatch" | "in_use" | "given_back";
+/**
+ * How often one key's result is made and sent again. A replay charges nothing, so
+ * without a bound one paid call would buy unlimited model runs; three covers the
+ * client library's two resends plus one more try by hand (migrations/0008: the count
+ * is kept per owning request, so a key's new life starts at zero).
+ */
+export const IDEMPOTENCY_MAX_REPLAYS = 3;
+
+/**
+ * given_back: the request's claim was given back before its statement ran (its caller
+ * has gone). exhausted: a replay of a key already answered IDEMPOTENCY_MAX_REPLAYS times.
+ */
+export type ClaimOutcome = "fresh" | "replay" | "mismatch" | "in_use" | "given_back" | "exhausted";
 
 /** The claims the gateway makes (its IdempotencyPort is this shape; the store owns it). */
 export interface IdempotencyClaims {
   claim(c: { appId: string; key: string; fingerprint: string; requestId: string; leaseUntil: number }): Promise<ClaimOutcome>;
   /** The owning attempt delivered its result. */
   complete(c: { appId: string; key: string; requestId: string }): Promise<void>;
+  /** A replay of the key delivered its result: one of its IDEMPOTENCY_MAX_REPLAYS used. */
+  countReplay(c: { appId: string; key: string }): Promise<void>;
   /** The owning attempt failed: the key keeps nothing (only when `requestId` still owns it). */
   forget(c: { appId: string; key: string; requestId: string }): Promise<void>;
   /**
@@ -27,7 +40,7 @@ export interface IdempotencyClaims {
   abandon(c: { appId: string; key: string; requestId: string }): Promise<void>;
 }
 
-const OUTCOMES: ReadonlySet<string> = new Set(["fresh", "replay", "mismatch", "in_use", "given_back"]);
+const OUTCOMES: ReadonlySet<string> = new Set(["fresh", "replay", "mismatch", "in_use", "given_back", "exhausted"]);
 const PURGE_BATCH = 1000;
 
 export function createIdempotencyStore({ db, now }: { db: Db; now: () => number }): IdempotencyClaims & { purgeExpired(): Promise<number> } {
@@ -48,12 +61,25 @@ export function createIdempotencyStore({ db, now }: { db: Db; now: () => number 
       );
       const outcome = rows[0]?.outcome;
       if (!outcome || !OUTCOMES.has(outcome)) throw new Error(`pd_idempotency_claim answered ${JSON.stringify(outcome)}`);
-      return outcome as ClaimOutcome;
+      if (outcome !== "replay") return outcome as ClaimOutcome;
+      // Replays only (rare): how often the owning request's result was sent again.
+      const sent = await db.query<{ n: number }>(
+        "SELECT CASE WHEN replays_of = request_id THEN replays ELSE 0 END AS n FROM idempotency_keys WHERE app_id = $1 AND idem_key = $2",
+        [appId, key],
+      );
+      return (sent[0]?.n ?? 0) >= IDEMPOTENCY_MAX_REPLAYS ? "exhausted" : "replay";
     },
     async complete({ appId, key, requestId }) {
       await db.query(
         "UPDATE idempotency_keys SET completed_at = $4 WHERE app_id = $1 AND idem_key = $2 AND request_id = $3 AND completed_at IS NULL",
         [appId, key, requestId, new Date(now())],
+      );
+    },
+    async countReplay({ appId, key }) {
+      await db.query(
+        `UPDATE idempotency_keys SET replays = CASE WHEN replays_of = request_id THEN replays + 1 ELSE 1 END, replays_of = request_id
+          WHERE app_id = $1 AND idem_key = $2`,
+        [appId, key],
       );
     },
     forget,

@@ -38,43 +38,56 @@ export interface Balances {
 /** Operator entries besides top-ups: money paid back, or a correction either way. */
 export type AdjustKind = "refund" | "adjust";
 
+/** A ledger write inside the caller's transaction (a `tx` handle of db.transaction). */
+export interface Within {
+  within?: Db;
+}
+
 const SWEEP_BATCH = 500;
 
 export function createBilling({ db, now, holdTtlMs }: BillingDeps) {
-  /** Adds prepaid credit (a top-up). */
-  async function credit(orgId: string, amountKrw: number, note?: string): Promise<{ ok: true; balanceKrw: number } | Failure> {
+  /**
+   * Adds prepaid credit (a paid top-up, or the operator's grant). `within`: the caller's
+   * transaction, so the credit commits or rolls back with what the caller records beside
+   * it (a top-up's state and the payment event that paid it: src/payments/topups.ts).
+   */
+  async function credit(orgId: string, amountKrw: number, note?: string, o: Within = {}): Promise<{ ok: true; balanceKrw: number } | Failure> {
     if (!Number.isSafeInteger(amountKrw) || amountKrw <= 0) {
       return fail("invalid_parameter", "Credit must be a positive whole number of won");
     }
-    const r = await appendEntry(orgId, "credit", amountKrw, note);
+    const on = o.within ?? db;
+    const r = await appendEntry(on, orgId, "credit", amountKrw, note);
     // A top-up that lifts the balance back over the low-balance threshold re-arms its e-mail.
-    if (r.ok) await rearmLowBalance(db, orgId);
+    if (r.ok) await rearmLowBalance(on, orgId);
     return r;
   }
 
   /**
    * A refund (deltaKrw < 0, money leaving) or an adjustment (either sign). Refused
-   * when it would take the balance below what open holds have reserved.
+   * when it would take the balance below what open holds have reserved. `within` as for credit.
    */
   async function adjust(
     orgId: string,
     kind: AdjustKind,
     deltaKrw: number,
     note?: string,
+    o: Within = {},
   ): Promise<{ ok: true; balanceKrw: number } | Failure> {
     if (!Number.isSafeInteger(deltaKrw) || deltaKrw === 0 || (kind === "refund" && deltaKrw > 0)) {
       return fail("invalid_parameter", "Amount must be a non-zero whole number of won (negative for a refund)");
     }
-    return appendEntry(orgId, kind, deltaKrw, note);
+    return appendEntry(o.within ?? db, orgId, kind, deltaKrw, note);
   }
 
   function appendEntry(
+    on: Db,
     orgId: string,
     kind: "credit" | AdjustKind,
     deltaKrw: number,
     note: string | undefined,
   ): Promise<{ ok: true; balanceKrw: number } | Failure> {
-    return db.transaction(async (tx) => {
+    // On a caller's transaction handle this runs inside that transaction (db/types.ts).
+    return on.transaction(async (tx) => {
       const rows = await tx.query<{ balance_krw: number; held_krw: number }>(
         "SELECT balance_krw, held_krw FROM organizations WHERE org_id = $1 FOR UPDATE",
         [orgId],

@@ -19,6 +19,7 @@ export const USAGE = `usage: pixeldrop remove <file-or-folder>... [-o <dir>] [--
                         [--channels rgba|alpha] [--bg-color <hex or CSS name>] [--skip-existing]
                         [--api-key <key>] [--base-url <url>] [--concurrency N]
        pixeldrop assemble [int8-static|small|medium|int8]...
+       pixeldrop doctor [--json]
 
 Removes the background of each image (JPEG, PNG, WebP; folders are searched, not
 recursively) and writes <name>.png into the output folder (default ./cutouts). When
@@ -32,7 +33,10 @@ Locally by default; with --api-key (or PD_API_KEY) through the service at --base
 file; without it a <name>.card.json beside the model is read (docs/MODEL.md, "Model cards").
 --input-side N feeds the model an N x N picture instead of its own size (1024 for ours,
 any multiple of 64 up to it): faster, and a different mask (docs/MODEL.md, "The input size").
-\`assemble\` builds the model files now (checked by sha256) instead of on first use.`;
+\`assemble\` builds the model files now (checked by sha256) instead of on first use.
+\`doctor\` says whether this machine's GPU can run the model (WebGPU needs Deno:
+deno run -A bin/pixeldrop.mjs doctor) and, if a GPU is there but unusable, what is
+missing and how to fix it (exit 1).`;
 
 export interface RemoveArgs {
   inputs: string[];

@@ -6,7 +6,7 @@ import type { Db } from "../db/index.ts";
 import type { Playground } from "../gateway/playground.ts";
 import type { KeyService } from "../keys/index.ts";
 import type { Mailer } from "../mail/index.ts";
-import { createTopups, type PaymentProvider, type Topups } from "../payments/index.ts";
+import type { Topups } from "../payments/index.ts";
 import { createAccountFlow, type AccountFlow } from "./account-flow.ts";
 import { createAppReview, type AppReview } from "../accounts/index.ts";
 import { createLoginLinks, LINK_TTL_MS } from "./login-links.ts";
@@ -24,16 +24,12 @@ export interface ConsoleDeps {
   requestLog: RequestLog;
   testQuota: TestQuota;
   mailer: Mailer;
-  payments: PaymentProvider;
-  /**
-   * Base of mailed links. Unset, the request's own origin is used, but only outside
-   * production: a forged Host header would otherwise put a valid link to another
-   * site into a victim's mailbox.
-   */
-  publicUrl?: string;
-  production: boolean;
+  /** Top-ups through the configured payment provider (none configured: not offered). */
+  topups: Topups;
+  /** PUBLIC_URL: the base of every link (http.tsx baseUrl), never a request header. */
+  publicUrl: string;
   sessionSecret?: string;
-  /** The developer mailbox page (never in production). */
+  /** The developer mailbox page (development on loopback with the outbox mailer only). */
   devMailbox: boolean;
   trustProxy: boolean;
   remoteAddress: (req: Request, env: unknown) => string | undefined;
@@ -48,7 +44,6 @@ export interface ConsoleStores {
   flow: AccountFlow;
   review: AppReview;
   usage: Usage;
-  topups: Topups;
 }
 
 export function buildStores(d: ConsoleDeps): ConsoleStores {
@@ -60,12 +55,5 @@ export function buildStores(d: ConsoleDeps): ConsoleStores {
     flow: createAccountFlow({ accounts: d.accounts, links, mailRate, mailer: d.mailer }),
     review: createAppReview({ db: d.db, now: d.now }),
     usage: createUsage({ db: d.db, now: d.now }),
-    topups: createTopups({
-      db: d.db,
-      now: d.now,
-      billing: d.billing,
-      provider: d.payments,
-      refundPending: async (orgId) => (await d.accounts.getOrg(orgId))?.refundPending ?? false,
-    }),
   };
 }

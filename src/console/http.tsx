@@ -49,8 +49,13 @@ export async function ownApp(d: ConsoleDeps, c: Ctx, appId: string): Promise<App
   return app;
 }
 
-export function baseUrl(d: ConsoleDeps, c: Ctx): string {
-  return d.publicUrl ?? new URL(c.req.url).origin;
+/**
+ * Where the console is reached, in every link and page (mailed links, the examples):
+ * PUBLIC_URL, never the request's Host or X-Forwarded-* (a forged one would put a
+ * working sign-in link to another site into a victim's mailbox).
+ */
+export function baseUrl(d: ConsoleDeps): string {
+  return d.publicUrl;
 }
 
 export function clientIp(d: ConsoleDeps, c: Ctx): string {

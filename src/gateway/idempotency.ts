@@ -3,7 +3,10 @@
 // - the key is optional, 1–255 printable ASCII characters, scoped to the app, kept 24 h;
 // - the first request with a key runs as usual; the same key with the same request
 //   (same form fields, the image by its SHA-256) after a success is answered again
-//   (the model runs again) with X-PD-Charged-KRW: 0 and Idempotent-Replayed: true;
+//   (the model runs again) with X-PD-Charged-KRW: 0 and Idempotent-Replayed: true,
+//   but only where a first call would run (removebg.ts: its hold or free call is
+//   taken and given back) and at most IDEMPOTENCY_MAX_REPLAYS times (then 422
+//   idempotency_key_exhausted): a replay is never free compute;
 // - the same key with another request: 422 idempotency_key_reused; while the first
 //   is still running (or its charge is being settled): 409 idempotency_key_in_use;
 // - a request that ends in an error keeps nothing: its claim is given back (one whose
@@ -59,12 +62,18 @@ async function sha256Hex(bytes: Uint8Array): Promise<string> {
 }
 
 /** The answer for a claim that does not run as a first request (replay is handled by the caller). */
-export function claimFailure(outcome: "mismatch" | "in_use" | "given_back"): Failure {
-  // given_back reaches no client: the claim statement ran after its call was answered 503.
-  if (outcome === "given_back") return fail("service_unavailable", "This request's claim was given back");
-  return outcome === "mismatch"
-    ? fail("idempotency_key_reused", `This ${IDEMPOTENCY_HEADER} was used for a different request`)
-    : fail("idempotency_key_in_use", `A request with this ${IDEMPOTENCY_HEADER} is still in progress`, IN_USE_RETRY_AFTER_S);
+export function claimFailure(outcome: "mismatch" | "in_use" | "given_back" | "exhausted"): Failure {
+  switch (outcome) {
+    // given_back reaches no client: the claim statement ran after its call was answered 503.
+    case "given_back":
+      return fail("service_unavailable", "This request's claim was given back");
+    case "mismatch":
+      return fail("idempotency_key_reused", `This ${IDEMPOTENCY_HEADER} was used for a different request`);
+    case "exhausted":
+      return fail("idempotency_key_exhausted", `This ${IDEMPOTENCY_HEADER}'s result was already sent again as often as it may be; a new call needs a new key`);
+    case "in_use":
+      return fail("idempotency_key_in_use", `A request with this ${IDEMPOTENCY_HEADER} is still in progress`, IN_USE_RETRY_AFTER_S);
+  }
 }
 
 /** The request a claim is made for. */
@@ -75,9 +84,9 @@ export interface ClaimingRequest {
 
 export interface Claim {
   ok: true;
-  /** A replay of a request that already succeeded: nothing is charged or counted. */
+  /** A replay of a request that already succeeded: it is charged nothing. */
   replay: boolean;
-  /** Marks the key's request done (after a success); never throws. */
+  /** Marks the key's request done, or counts a replay as answered (after a success); never throws. */
   complete(): Promise<void>;
   /** Gives a fresh claim back (forgets the key) for a request that did not succeed. */
   giveBack(): Promise<void>;
@@ -102,16 +111,17 @@ export async function claimIdempotency(
   const ref = { appId: c.appId, key: header.key, requestId: r.requestId };
   const fingerprint = await requestFingerprint(c.kind, c.form);
   const outcome = await port.claim({ ...ref, fingerprint, leaseUntil: r.receivedAt + c.leaseMs });
-  if (outcome === "mismatch" || outcome === "in_use" || outcome === "given_back") return claimFailure(outcome);
-  if (outcome === "replay") return { ok: true, replay: true, complete: nothing, giveBack: nothing };
+  if (outcome !== "fresh" && outcome !== "replay") return claimFailure(outcome);
+  const warnUnwritten = (what: string) => (err: unknown) =>
+    log({ level: "warn", msg: `idempotency ${what} not written`, requestId: r.requestId, err: err instanceof Error ? err.message : String(err) });
+  // A replay counts once it is answered: one refused on the way (402, 429) uses none.
+  // A count lost to a store error gives one replay more, never a charge.
+  if (outcome === "replay") return { ok: true, replay: true, complete: () => port.countReplay(ref).catch(warnUnwritten("replay count")), giveBack: nothing };
   return {
     ok: true,
     replay: false,
     giveBack: () => port.forget(ref),
-    complete: () =>
-      port.complete(ref).catch((err: unknown) =>
-        // A live key's captured hold says the same (pd_idempotency_claim reads it).
-        log({ level: "warn", msg: "idempotency completion not written", requestId: r.requestId, err: err instanceof Error ? err.message : String(err) }),
-      ),
+    // A live key's captured hold says the same (pd_idempotency_claim reads it).
+    complete: () => port.complete(ref).catch(warnUnwritten("completion")),
   };
 }

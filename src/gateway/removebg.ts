@@ -147,7 +147,9 @@ async function handle(req: Request, env: unknown, call: CallRecord, held: Held, 
   const size = forced ?? params.size;
   call.row.tier = tierOfSize(size);
 
-  // Idempotency-Key: a replay of a request that succeeded runs the model again and charges nothing.
+  // Idempotency-Key: a replay of a request that succeeded runs the model again and charges
+  // nothing, but only where a first call would run: it takes the same limits, free call or
+  // hold below, and gives the free call or hold back whatever its outcome.
   const leaseMs = deps.settings.deadlineMs + IDEMPOTENCY_LEASE_MARGIN_MS;
   const claim = await claimIdempotency(req, { appId: key.appId, kind: key.kind, form: body.form, leaseMs }, call, deps.ports.idempotency, deps.log);
   if (!claim.ok) return reject(claim);
@@ -161,18 +163,21 @@ async function handle(req: Request, env: unknown, call: CallRecord, held: Held, 
   held.always(permits.release);
   if (key.kind === "test") {
     // Errors are free: a failed test call gives its free call back.
-    const free = await useFreeCall(deps.ports, key, replay, call.requestId);
+    const free = await useFreeCall(deps.ports, key, call.requestId);
     if (!free.ok) return reject(free);
-    call.headers[H.testRemaining] = String(free.remaining);
-    if (free.giveBack) held.unlessSucceeded(free.giveBack);
-  } else if (!replay) {
-    // A replay charges nothing, so nothing is reserved for it.
+    call.headers[H.testRemaining] = String(replay ? free.remaining + 1 : free.remaining);
+    if (replay) held.always(free.giveBack);
+    else held.unlessSucceeded(free.giveBack);
+  } else {
+    // The hold for the tier's price within balance and spending limits (402, 429).
     const hold = await timed(deps, "reserve", () => deps.money.reserve({ requestId: call.requestId, orgId: key.orgId, appId: key.appId, size }));
     if (!hold.ok) return reject(hold);
-    held.unlessSucceeded(async () => {
+    const release = async () => {
       await deps.money.release(call.requestId);
       deps.observe?.released();
-    });
+    };
+    if (replay) held.always(release);
+    else held.unlessSucceeded(release);
   }
   permits.goesToProduct();
 

@@ -27,16 +27,15 @@ export async function countTestMinute(limiter: Limiter, keyId: string): Promise<
 
 /**
  * One free call of the key's quota: what is left after it, and how to give it back
- * (errors are free). A replay of an earlier success uses none: it reports what is left.
+ * (errors are free, and a replay gives its call back whatever its outcome: it needs a
+ * free call left to run, but uses none).
  */
 export async function useFreeCall(
-  ports: Pick<GatewayPorts, "consumeTestCall" | "refundTestCall" | "testCallsRemaining">,
+  ports: Pick<GatewayPorts, "consumeTestCall" | "refundTestCall">,
   key: Pick<KeyContext, "orgId" | "testQuota">,
-  replay: boolean,
   requestId: string,
-): Promise<{ ok: true; remaining: number; giveBack?: () => Promise<void> } | Failure> {
+): Promise<{ ok: true; remaining: number; giveBack: () => Promise<void> } | Failure> {
   const lifetime = key.testQuota === "lifetime";
-  if (replay) return { ok: true, remaining: await ports.testCallsRemaining({ orgId: key.orgId, lifetime }) };
   // By request ID: a consume or refund that meets a store error is given back (src/billing/given-back.ts).
   const quota = await ports.consumeTestCall({ orgId: key.orgId, lifetime, requestId });
   if (!quota.ok) return quota;

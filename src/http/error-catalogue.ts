@@ -26,6 +26,7 @@ export const ERRORS = {
   // Ours: Idempotency-Key on removebg (draft-ietf-httpapi-idempotency-key-header; DECISIONS.md)
   idempotency_key_in_use: { status: 409, title: "A request with this Idempotency-Key is still in progress" },
   idempotency_key_reused: { status: 422, title: "This Idempotency-Key was used for a different request" },
+  idempotency_key_exhausted: { status: 422, title: "This Idempotency-Key's result was already sent again as often as it may be; a new call needs a new key" },
 
   // Product errors (spec §7) and the resendable 503 conditions (spec §7 Retry 4)
   deadline_unreachable: { status: 503, title: "Processing cannot start before the deadline" },

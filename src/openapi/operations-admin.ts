@@ -180,14 +180,18 @@ export const ADMIN_OPERATIONS: Operation[] = [
     method: "post",
     path: "/orgs/:orgId/refund/complete",
     summary: "Complete a refund requested in the console",
-    description: "Pays back amountKrw (default: everything not held by requests in progress) and lifts the refusal of paid calls.",
+    description:
+      "Pays back amountKrw through the payment provider that took it (default: all the organization paid in through a provider and " +
+      "has not had back, within what requests in progress do not hold) and lifts the refusal of paid calls. Operator credit and " +
+      "sandbox top-ups are credit, never money: they are not paid back and stay on the balance.",
     pathParams: [orgId],
     requestBody: { required: false, contents: json(Complete, "CompleteRefund", { note: "refund #123" }) },
     success: { status: 200, description: "Done.", contents: json(RefundCompleted, "RefundCompleted"), headers: [H.requestId] },
     errors: [
       badBody,
       missing("The organization"),
-      { code: "conflict", when: "No refund is being processed, or the amount is larger than the available balance." },
+      { code: "conflict", when: "No refund is being processed; the amount is larger than the available balance or than what was paid in through a provider; or the provider refused the refund." },
+      { code: "upstream_error", when: "The payment provider did not answer; what was paid back so far is recorded, and asking again pays nothing twice." },
     ],
   }),
 ];

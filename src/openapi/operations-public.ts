@@ -2,6 +2,7 @@
 // description. Error conditions are the spec's tables (§7) plus the decisions in
 // docs/DECISIONS.md; test/openapi/errors-reachable.test.ts produces every one of
 // them through the app, so an entry here that the gateway cannot give fails a test.
+import { IDEMPOTENCY_MAX_REPLAYS } from "../billing/idempotency.ts";
 import { H } from "../http/headers.ts";
 import { METRICS_PATH } from "../metrics/route.ts";
 import { IMAGE_HEADERS, RATE_LIMIT_HEADERS } from "./headers.ts";
@@ -65,6 +66,7 @@ const REMOVEBG_ERRORS: ErrorDoc[] = [
   { code: "upstream_timeout", when: "No result within 140 s of first receipt (including resends). Set client timeouts to at least 150 s." },
   { code: "idempotency_key_in_use", when: "The first request with this Idempotency-Key is still running (or its charge is being settled). Retry-After: 2." },
   { code: "idempotency_key_reused", when: "This Idempotency-Key was used in the last 24 hours for a different request (other image bytes, parameters or key kind)." },
+  { code: "idempotency_key_exhausted", when: `This Idempotency-Key's result was already sent again ${IDEMPOTENCY_MAX_REPLAYS} times; a new call needs a new key (and is charged).` },
 ];
 
 export const PUBLIC_OPERATIONS: Operation[] = [
@@ -87,7 +89,10 @@ export const PUBLIC_OPERATIONS: Operation[] = [
         description:
           "Optional, 1–255 printable ASCII characters (e.g. a UUID), scoped to the app and kept 24 hours. The same key with the same " +
           "request (same image bytes and parameters) after a success is answered again, charged nothing (X-PD-Charged-KRW: 0, " +
-          "Idempotent-Replayed: true); with a different request 422 idempotency_key_reused; while the first runs 409 " +
+          `Idempotent-Replayed: true), at most ${IDEMPOTENCY_MAX_REPLAYS} times (then 422` +
+          " idempotency_key_exhausted), and only where a first call would " +
+          "run: a live key's balance and spending limits must cover the tier's price (held while it runs, then released), a test " +
+          "key must have a free call left; with a different request 422 idempotency_key_reused; while the first runs 409 " +
           "idempotency_key_in_use. A request that ended in an error keeps nothing. Malformed: 400 invalid_parameter.",
         schema: { type: "string", minLength: 1, maxLength: 255, pattern: "^[\\x21-\\x7E]([\\x20-\\x7E]*[\\x21-\\x7E])?$" },
       },

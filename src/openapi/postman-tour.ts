@@ -252,7 +252,9 @@ export const TOUR: TourFolder[] = [
   },
   {
     name: "5. Refund, metrics, this description (operator)",
-    description: "The organization asks for its money back (the console sets refundPending; here the operator does) and the operator completes it.",
+    description:
+      "The organization asks for its money back (the console sets refundPending; here the operator does) and the operator completes it. " +
+      "Only money paid in through a payment provider is paid back; this organization's balance is operator credit, which stays credit.",
     steps: [
       {
         operationId: "patchOrg",
@@ -264,8 +266,8 @@ export const TOUR: TourFolder[] = [
         operationId: "completeRefund",
         body: {},
         test: () => [
-          ...equals("everything left paid back", field("refundedKrw"), variableNumber("balanceKrw")),
-          ...equals("nothing left", field("balanceKrw"), "0"),
+          ...equals("operator credit is not paid back as money", field("refundedKrw"), "0"),
+          ...equals("the credit stays", field("balanceKrw"), variableNumber("balanceKrw")),
           ...equals("refund no longer pending", field("refundPending"), "false"),
         ],
       },

@@ -1,4 +1,8 @@
 // Public surface of the payments module.
-export type { PaymentProvider } from "./provider.ts";
-export { createSandboxProvider } from "./sandbox.ts";
-export { createTopups, TOPUP_AMOUNTS_KRW, type Topups, type Topup, type TopupDeps, type TopupState } from "./topups.ts";
+export type { PaymentEvent, PaymentProvider, ProviderName } from "./provider.ts";
+export { createSandboxProvider, isSandbox, type SandboxProvider } from "./sandbox.ts";
+export { createStripeProvider, type StripeOptions } from "./stripe.ts";
+export { STRIPE_SIGNATURE_TOLERANCE_S, STRIPE_WEBHOOK_MAX_BYTES, verifyStripeWebhook } from "./stripe-webhook.ts";
+export { registerStripeWebhook, STRIPE_WEBHOOK_PATH } from "./webhook-route.ts";
+export { createRefunds, type Refunds } from "./refunds.ts";
+export { createTopups, TOPUP_AMOUNTS_KRW, type SettleOutcome, type Topups, type Topup, type TopupDeps, type TopupState } from "./topups.ts";

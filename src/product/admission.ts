@@ -69,6 +69,11 @@ export interface Admission {
    * past its deadline (504) instead of being refused at once with Retry-After.
    */
   calibrate(jobMs: number): void;
+  /**
+   * The engine changed under it (auto handed its jobs from WebAssembly to the GPU): its
+   * worker count, and a measured job time that replaces the estimate until real jobs report.
+   */
+  retune(poolSize: number, jobMs: number): void;
 }
 
 interface Job extends QueuedJob {
@@ -82,9 +87,9 @@ interface Job extends QueuedJob {
 }
 
 export function createAdmission(opts: AdmissionOptions): Admission {
-  const poolSize = Math.max(1, opts.poolSize);
-  const capacity = poolSize + opts.queueMax;
-  const testCap = testShareOf(capacity, opts.testSharePercent ?? 50);
+  let poolSize = Math.max(1, opts.poolSize);
+  let capacity = poolSize + opts.queueMax;
+  let testCap = testShareOf(capacity, opts.testSharePercent ?? 50);
   const testMaxWaitMs = opts.testMaxWaitMs ?? 30_000;
   const maxS = opts.maxRetryAfterS ?? RETRY_AFTER_MAX_S;
   const seconds = (ms: number) => retryAfterSeconds(ms, maxS);
@@ -216,6 +221,16 @@ export function createAdmission(opts: AdmissionOptions): Admission {
     calibrate(ms) {
       if (!Number.isFinite(ms) || ms <= 0) return;
       for (const e of Object.values(estimate)) if (!e.measured) e.ms = ms;
+    },
+    retune(size, jobMs) {
+      poolSize = Math.max(1, size);
+      capacity = poolSize + opts.queueMax;
+      testCap = testShareOf(capacity, opts.testSharePercent ?? 50);
+      if (Number.isFinite(jobMs) && jobMs > 0) {
+        avgJobMs = jobMs;
+        measured = false;
+      }
+      pump();
     },
     stats: () => ({
       inFlight: inFlight(),

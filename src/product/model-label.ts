@@ -25,3 +25,12 @@ export async function modelLabelFor(model: string, modelsDir: string, card?: str
   if (!/\.onnx$/i.test(spec)) return undefined;
   return `${basename(spec).replace(/\.onnx$/i, "")}/${card !== undefined && isPresetName(card.trim()) ? card.trim() : "card"}`;
 }
+
+/** The labels of `model`'s GPU forms (auto runs one in its place on a GPU host), by manifest name. */
+export async function gpuFormLabels(model: string, modelsDir: string): Promise<Map<string, string>> {
+  const loaded = await loadManifest(join(modelsDir, "manifest.json"));
+  const forms = new Map<string, string>();
+  if (!loaded.ok) return forms;
+  for (const [name, entry] of Object.entries(loaded.manifest.models)) if (entry.gpuFormOf === model.trim()) forms.set(name, modelLabel(entry));
+  return forms;
+}

@@ -22,7 +22,8 @@ export interface ProductDeps {
   isShuttingDown: () => boolean;
   log?: (event: Record<string, unknown>) => void;
   /** X-PD-Model on every cut-out: "name/version" of the model the engine runs. */
-  modelLabel?: () => string | undefined;
+  /** X-PD-Model for a cut-out made by `model` (a manifest name; undefined: the engine did not say). */
+  modelLabel?: (model?: string) => string | undefined;
   /** Where stage times are reported (the metrics); absent in most tests. */
   observe?: ProductObserver;
 }
@@ -71,7 +72,7 @@ export function createJobRunner(deps: ProductDeps): JobRunner {
       });
       if (!result.ok) return fail(result.code, result.title);
       serviceMs = result.processingMs;
-      const label = deps.modelLabel?.();
+      const label = deps.modelLabel?.(result.model);
       deps.log?.({ msg: "removed", requestId: job.requestId, width: result.width, height: result.height, ...result.timings });
       observeStages(deps.observe, deps.now() - queuedAt, result);
       return {

@@ -4,6 +4,7 @@
 import { Hono } from "hono";
 import { createAdminApp } from "../admin/app.ts";
 import { createCallMoney } from "../billing/call-money.ts";
+import { isLoopbackHost } from "../config.ts";
 import { createConsoleApp } from "../console/app.tsx";
 import { operatorAuth } from "../admin/auth.ts";
 import { createGatewayApp } from "../gateway/app.ts";
@@ -15,6 +16,7 @@ import { installErrorHandling, requestIdMiddleware } from "../http/middleware.ts
 import { storeUnavailable } from "../http/store-unavailable.ts";
 import { gatewayObserver, httpMetrics, METRICS_PATH, productObserver, registerMetricsRoute } from "../metrics/index.ts";
 import { registerOpenApiRoutes } from "../openapi/routes.ts";
+import { registerStripeWebhook } from "../payments/index.ts";
 import { PRODUCT_PATH } from "../http/product-path.ts";
 import { createProductApp } from "../product/app.ts";
 import { createJobRunner, type ProductDeps } from "../product/run-job.ts";
@@ -85,7 +87,11 @@ export function buildApp(s: Services, o: AppOptions): BuiltApp {
       ? {
           models: async () => {
             const st = s.engine!.state();
-            return { ok: st.ready, detail: { backend: st.backend, poolSize: st.poolSize, busy: st.busy, queued: st.queued, model: st.model ?? servedModel(c), ...(c.MODEL_CARD ? { card: c.MODEL_CARD } : {}), error: st.failed } };
+            // auto on a GPU host: ready as soon as WebAssembly serves; gpuPhase says whether the
+            // GPU has taken over ("running"), is still starting, or gave way (gpuFallback: why);
+            // gpu is what was found of the host's GPU (src/engine/inference/gpu-doctor.ts).
+            const phase = st.gpuPhase ? { gpuPhase: st.gpuPhase, ...(st.gpuFallback ? { gpuFallback: st.gpuFallback } : {}) } : {};
+            return { ok: st.ready, detail: { backend: st.backend, poolSize: st.poolSize, busy: st.busy, queued: st.queued, model: st.model ?? servedModel(c), ...phase, ...(c.MODEL_CARD ? { card: c.MODEL_CARD } : {}), ...(st.gpu ? { gpu: st.gpu } : {}), error: st.failed } };
           },
         }
       : {}),
@@ -145,8 +151,10 @@ export function buildApp(s: Services, o: AppOptions): BuiltApp {
   }
   app.route(
     "/admin/v1",
-    createAdminApp({ accounts: s.accounts, billing: s.billing, keys: s.keys, requestLog: s.requestLog, operatorToken: o.operatorToken }),
+    createAdminApp({ accounts: s.accounts, billing: s.billing, keys: s.keys, requestLog: s.requestLog, refunds: s.payments.refunds, operatorToken: o.operatorToken }),
   );
+  // The provider's word that a payment went through: the only way money is credited.
+  if (c.PAYMENT_PROVIDER === "stripe") registerStripeWebhook(app, { topups: s.payments.topups, secret: c.STRIPE_WEBHOOK_SECRET!, now: s.now, log: o.log });
   // The customer console (pages under /console, landing page at /).
   app.route(
     "/",
@@ -159,11 +167,11 @@ export function buildApp(s: Services, o: AppOptions): BuiltApp {
       requestLog: s.requestLog,
       testQuota: s.testQuota,
       mailer: s.mailer,
-      payments: s.payments,
+      topups: s.payments.topups,
       publicUrl: c.PUBLIC_URL,
-      production: c.NODE_ENV === "production",
       sessionSecret: c.SESSION_SECRET,
-      devMailbox: c.NODE_ENV !== "production" && s.mailer.kind === "outbox",
+      // Every mailed sign-in link, to anyone who can reach the page: only for a developer's own machine.
+      devMailbox: c.NODE_ENV === "development" && isLoopbackHost(c.HOST) && s.mailer.kind === "outbox",
       trustProxy: c.TRUST_PROXY,
       remoteAddress: o.remoteAddress ?? (() => undefined),
       // The playground removes as the app's test key through the gateway's own handler.

@@ -14,12 +14,12 @@ import { createKnownKeys, KNOWN_KEY_TABLES } from "../keys/known-keys.ts";
 import { createLimiter, type Limiter } from "../limits/index.ts";
 import { createMailer, type Mailer } from "../mail/index.ts";
 import { createMetrics, type Metrics } from "../metrics/index.ts";
-import { createSandboxProvider, type PaymentProvider } from "../payments/index.ts";
+import { createRefunds, createSandboxProvider, createStripeProvider, createTopups, type PaymentProvider, type Refunds, type Topups } from "../payments/index.ts";
 import { createAdmission, type Admission } from "../product/admission.ts";
 import type { Engine } from "../engine/pipeline/engine.ts";
 import { InferenceError } from "../engine/library/errors.ts";
 import { DEFAULT_MODEL, openEngine } from "../engine/library/open-engine.ts";
-import { modelLabelFor } from "../product/model-label.ts";
+import { gpuFormLabels, modelLabelFor } from "../product/model-label.ts";
 import { PACKAGE_MODELS_DIR } from "../engine/assets/paths.ts";
 
 export interface Services {
@@ -45,8 +45,8 @@ export interface Services {
   gatewayBudget: ByteBudget;
   /** Console mail: SMTP when SMTP_URL is set, else the outbox table. */
   mailer: Mailer;
-  /** Console top-ups; the sandbox is the only provider so far. */
-  payments: PaymentProvider;
+  /** Top-ups through the configured provider (PAYMENT_PROVIDER; none: not offered) and refunds of the money they took. */
+  payments: { provider?: PaymentProvider; topups: Topups; refunds: Refunds };
   /** This instance's Prometheus registry and metrics (GET /metrics). */
   metrics: Metrics;
   close(): Promise<void>;
@@ -99,11 +99,21 @@ export async function createServices(config: Config, opts: ServiceOptions): Prom
         // run, the GPU's own time (docs/DECISIONS.md, "Admission's first estimate").
         const st = engine.state();
         if (st.warmRunMs !== undefined) admission.calibrate(st.warmRunMs);
-        const { backend, model, poolSize, bandHelpers, warmRunMs, gpuFallback } = st;
-        opts.log({ level: gpuFallback ? "warn" : "info", msg: "engine ready", backend, model, poolSize, bandHelpers, warmRunMs, gpuFallback });
+        const { backend, model, poolSize, bandHelpers, warmRunMs, gpuPhase, gpuFallback } = st;
+        opts.log({ level: gpuFallback ? "warn" : "info", msg: "engine ready", backend, model, poolSize, bandHelpers, warmRunMs, gpuPhase, gpuFallback });
       },
       () => {}, // a failed start is reported through engine.state() and /readyz
     );
+    // auto on a GPU host: once the GPU takes the jobs from WebAssembly (or gives way),
+    // admission follows its worker count and warm run time, and the log says so.
+    engine.settled?.().then(() => {
+      const st = engine.state();
+      const { backend, model, poolSize, warmRunMs, gpuBatches, gpuFallback } = st;
+      if (st.gpuPhase === "running") {
+        admission.retune(poolSize, warmRunMs ?? NaN);
+        opts.log({ level: "info", msg: "engine on the GPU", backend, model, poolSize, warmRunMs, maxBatch: gpuBatches?.max });
+      } else opts.log({ level: "warn", msg: "engine stays on the CPU: the GPU gave way", backend, model, gpuFallback });
+    });
   }
   const metrics = createMetrics();
   if (engine) metrics.watchEngine(engine, admission);
@@ -114,23 +124,38 @@ export async function createServices(config: Config, opts: ServiceOptions): Prom
     capture: (requestId, amountKrw) => billing.capture(requestId, amountKrw),
   });
 
+  const accounts = createAccounts({ db, now });
+  const provider = paymentProvider(config, opts.log);
+  const payments = {
+    provider,
+    topups: createTopups({
+      db,
+      now,
+      billing,
+      provider,
+      refundPending: async (orgId: string) => (await accounts.getOrg(orgId))?.refundPending ?? false,
+      log: opts.log,
+    }),
+    refunds: createRefunds({ db, billing, provider, log: opts.log }),
+  };
+
   return {
     config,
     now,
     db,
     limiter,
-    accounts: createAccounts({ db, now }),
+    accounts,
     billing,
     idempotency: createIdempotencyStore({ db, now }),
     reconciler,
     testQuota: createTestQuota({ db, now }),
     requestLog: createRequestLog({ db, now }),
     mailer: await createMailer({ smtpUrl: config.SMTP_URL, from: config.MAIL_FROM, db, now }),
-    payments: createSandboxProvider(),
+    payments,
     keys: createKeyService({ db, now, pepper, known }),
     engine,
     admission,
-    modelLabel: engine ? await runningModelLabel(engine, config) : undefined,
+    modelLabel: engine ? await runningModelLabel(config) : undefined,
     productBudget: createByteBudget(config.RECEIVE_BUDGET_BYTES),
     gatewayBudget: createByteBudget(config.RECEIVE_BUDGET_BYTES),
     metrics,
@@ -142,6 +167,18 @@ export async function createServices(config: Config, opts: ServiceOptions): Prom
       await db.close().catch(() => {});
     },
   };
+}
+
+/** The provider PAYMENT_PROVIDER names (config.ts has refused the sandbox in production and Stripe without its secrets). */
+function paymentProvider(config: Config, log: ServiceOptions["log"]): PaymentProvider | undefined {
+  switch (config.PAYMENT_PROVIDER) {
+    case "none":
+      return undefined;
+    case "sandbox":
+      return createSandboxProvider();
+    case "stripe":
+      return createStripeProvider({ secretKey: config.STRIPE_SECRET_KEY!, apiUrl: config.STRIPE_API_URL, log });
+  }
 }
 
 /** The model the service runs: MODEL, else the default every face uses (config.ts imports nothing of ours, so the default is applied here). */
@@ -163,7 +200,6 @@ async function buildEngine(config: Config): Promise<Engine> {
       workers: config.POOL_SIZE,
       stubDelayMs: config.STUB_DELAY_MS,
       collectCallingThread: true,
-      warmUpOnGpu: true,
     });
   } catch (err) {
     if (!(err instanceof InferenceError) || err.code !== "model_unavailable") throw err;
@@ -184,14 +220,14 @@ function throttled(log: ServiceOptions["log"], msg: string) {
 }
 
 /**
- * X-PD-Model as the engine runs: auto's GPU form of the default on a GPU host while it
- * runs, else the configured model (also after the GPU form gave way to it, open-engine.ts),
- * whose path (for a file of the operator's own) the label reads.
+ * X-PD-Model for a cut-out: the label of the model that made it, when the engine says which
+ * (auto's GPU form on a GPU host; the configured model while WebAssembly serves, and after
+ * the GPU gave way), else the configured model's (whose path, for a file of the operator's
+ * own, the label reads).
  */
-async function runningModelLabel(engine: Engine, config: Config): Promise<() => string | undefined> {
+async function runningModelLabel(config: Config): Promise<(model?: string) => string | undefined> {
   const modelsDir = config.MODELS_DIR ?? PACKAGE_MODELS_DIR;
   const configured = await modelLabelFor(servedModel(config), modelsDir, config.MODEL_CARD);
-  const first = engine.state();
-  const gpuForm = first.gpuForm && first.model !== undefined ? await modelLabelFor(first.model, modelsDir) : undefined;
-  return () => (gpuForm !== undefined && engine.state().gpuForm ? gpuForm : configured);
+  const forms = config.MODEL_CARD === undefined ? await gpuFormLabels(servedModel(config), modelsDir) : new Map<string, string>();
+  return (model) => (model !== undefined ? forms.get(model) : undefined) ?? configured;
 }

@@ -19,7 +19,8 @@ const logLines: string[] = [];
 const issued: string[] = [];
 let h: Harness;
 before(async () => {
-  h = await makeHarness({ embedded: true, env: { TRUST_PROXY: "true" }, logLines });
+  // The payment sandbox (opted into, outside production) makes a top-up to probe.
+  h = await makeHarness({ embedded: true, env: { TRUST_PROXY: "true", NODE_ENV: "test", PAYMENT_PROVIDER: "sandbox" }, logLines });
 });
 after(() => h?.close());
 

@@ -11,9 +11,10 @@ import { join } from "node:path";
 import { AssembleError, assembleAssets, type AssetManifest } from "../../src/engine/assets/assemble.ts";
 import { deriveModel } from "../../src/engine/assets/derive.ts";
 import { dequantiseToFloat } from "../../src/engine/assets/dequantise-float.ts";
-import { parseModel } from "../../src/engine/assets/onnx-graph.ts";
+import { DataType, parseModel } from "../../src/engine/assets/onnx-graph.ts";
+import { takesBatches } from "../../src/engine/assets/gpu-graph.ts";
 import { PACKAGE_MODELS_DIR } from "../../src/engine/assets/paths.ts";
-import { loadManifest } from "../../src/engine/inference/manifest.ts";
+import { loadManifest, type ModelEntry } from "../../src/engine/inference/manifest.ts";
 import { gpuFormName, modelForBackend } from "../../src/engine/inference/gpu-form.ts";
 import { tinyIsNetModel } from "../support/tiny-onnx.ts";
 
@@ -77,33 +78,43 @@ test("a GPU form whose bytes differ from the manifest's sha256 is an error, and 
   }
 });
 
-test("the default model's GPU form: no quantise step, no shape operator, every Resize sized by a constant, the manifest's bytes", async (t) => {
+test("the default model's GPU forms: no quantise step, no shape operator, every Resize sized by a constant, a batch dim, the manifest's bytes", async (t) => {
   const loaded = await loadManifest(join(PACKAGE_MODELS_DIR, "manifest.json"));
   assert.ok(loaded.ok);
-  const name = gpuFormName(loaded.manifest, "int8-static");
-  assert.equal(name, "int8-static-gpu");
-  const entry = loaded.manifest.models[name]!;
+  assert.equal(gpuFormName(loaded.manifest, "int8-static"), "int8-static-gpu");
+  assert.equal(gpuFormName(loaded.manifest, "int8-static", ["shader-f16"]), "int8-static-gpu-f16");
   const from = loaded.manifest.models["int8-static"]!;
   const path = join(PACKAGE_MODELS_DIR, from.file);
   if (!existsSync(path)) return t.skip(`${path} is not assembled (npm ci)`);
-  const form = dequantiseToFloat(new Uint8Array(readFileSync(path)));
-  const model = parseModel(form.bytes);
-  const ops = new Set(model.nodes.map((n) => n.opType));
-  for (const op of ["QuantizeLinear", "DequantizeLinear", "Shape", "Slice", "Gather"]) assert.ok(!ops.has(op), `${op} is left`);
-  const inits = new Set(model.initializers.map((x) => x.name));
-  const resizes = model.nodes.filter((n) => n.opType === "Resize");
-  assert.ok(resizes.length > 30);
-  for (const r of resizes) assert.ok(inits.has(r.inputs[3] ?? r.inputs[2]!), `${r.name} reads a computed size`);
-  assert.equal(form.bytes.length, entry.bytes, "the manifest's bytes for int8-static-gpu");
-  assert.equal(sha(form.bytes), entry.sha256, "the manifest's sha256 for int8-static-gpu (derived from the int8-static file on disk)");
+  const source = new Uint8Array(readFileSync(path));
+  for (const [name, activations] of [["int8-static-gpu", "float32"], ["int8-static-gpu-f16", "float16"]] as const) {
+    const entry: ModelEntry = loaded.manifest.models[name]!;
+    assert.equal(entry.gpuActivations ?? "float32", activations);
+    const form = dequantiseToFloat(source, activations);
+    const model = parseModel(form.bytes);
+    const ops = new Set(model.nodes.map((n) => n.opType));
+    for (const op of ["QuantizeLinear", "DequantizeLinear", "Shape", "Slice", "Gather"]) assert.ok(!ops.has(op), `${name}: ${op} is left`);
+    const inits = new Map(model.initializers.map((x) => [x.name, x]));
+    const resizes = model.nodes.filter((n) => n.opType === "Resize");
+    assert.ok(resizes.length > 30);
+    for (const r of resizes) assert.ok(inits.has(r.inputs[3] ?? r.inputs[2]!), `${name}: ${r.name} reads a computed size`);
+    assert.ok(takesBatches(model), `${name}: the input's first dim is named`);
+    // float16 activations: no float32 tensor is computed with but the Resizes' scales.
+    const float32 = model.nodes.flatMap((n) => n.inputs.filter((i, slot) => inits.get(i)?.dataType === DataType.FLOAT && !(n.opType === "Resize" && slot >= 1)));
+    assert.equal(float32.length === 0, activations === "float16", `${name}: float32 initializers read: ${float32.length}`);
+    assert.equal(form.bytes.length, entry.bytes, `the manifest's bytes for ${name}`);
+    assert.equal(sha(form.bytes), entry.sha256, `the manifest's sha256 for ${name} (derived from the int8-static file on disk)`);
+  }
 });
 
 test("auto takes the GPU form only with a hardware adapter; other backends keep the model asked for", async () => {
   const loaded = await loadManifest(join(PACKAGE_MODELS_DIR, "manifest.json"));
   assert.ok(loaded.ok);
   const m = loaded.manifest;
-  const gpu = async () => true;
-  const software = async () => false;
+  const facts = { vendor: "4318", architecture: "", device: "", description: "a GPU", software: false, features: [] as string[] };
+  const gpu = async () => facts;
+  const gpuF16 = async () => ({ ...facts, features: ["shader-f16"] });
+  const software = async () => ({ ...facts, description: "llvmpipe", software: true, features: ["shader-f16"] });
   // Node has no navigator.gpu: auto never asks for an adapter there.
   const nav = globalThis as { navigator?: { gpu?: unknown } };
   const hadNavigator = nav.navigator !== undefined;
@@ -113,6 +124,7 @@ test("auto takes the GPU form only with a hardware adapter; other backends keep 
   else Object.defineProperty(globalThis, "navigator", { value: { gpu: {} }, configurable: true });
   try {
     assert.equal(await modelForBackend(m, "int8-static", "auto", gpu), "int8-static-gpu");
+    assert.equal(await modelForBackend(m, "int8-static", "auto", gpuF16), "int8-static-gpu-f16");
     assert.equal(await modelForBackend(m, "int8-static", "auto", software), "int8-static");
     assert.equal(await modelForBackend(m, "int8-static", "wasm", gpu), "int8-static");
     assert.equal(await modelForBackend(m, "int8-static", "webgpu", gpu), "int8-static");

@@ -17,7 +17,7 @@ import { axeFindings, countByImpact, describeFinding, isBlocking, type AxeFindin
 import { makeHarness, OPERATOR_TOKEN } from "../support/harness.ts";
 import { control, keyboardWalk } from "../support/keyboard-walk.ts";
 import { freshDataDir } from "../support/pglite-template.ts";
-import { startServer, stopAll, type ServerProcess } from "../support/server-process.ts";
+import { startDevelopmentServer, stopAll, type ServerProcess } from "../support/server-process.ts";
 
 const CHROMIUM = "/usr/bin/chromium";
 const skip = !existsSync(CHROMIUM) && "no /usr/bin/chromium (apt-get install chromium; .ci/run installs it)";
@@ -34,7 +34,7 @@ before(async () => {
   const { chromium } = await import("playwright-core");
   data = await freshDataDir();
   [server, browser] = await Promise.all([
-    startServer({ DATA_DIR: data.dataDir, STUB_DELAY_MS: "0", POOL_SIZE: "1", THREADS_PER_SESSION: "1", NODE_ENV: "development" }),
+    startDevelopmentServer({ DATA_DIR: data.dataDir, STUB_DELAY_MS: "0", POOL_SIZE: "1", THREADS_PER_SESSION: "1" }),
     chromium.launch({
       executablePath: CHROMIUM,
       headless: true,

@@ -34,7 +34,11 @@ async function startServer(dataDir: string, port: number): Promise<{ child: Chil
       POOL_SIZE: "1",
       THREADS_PER_SESSION: "1",
       OPERATOR_TOKEN: OPERATOR,
+      // A developer's own server: the mailbox is served, the payment sandbox is on, and
+      // mailed links name this server.
       NODE_ENV: "development",
+      PAYMENT_PROVIDER: "sandbox",
+      PUBLIC_URL: `http://127.0.0.1:${port}`,
       LOG_LEVEL: "info",
     },
     stdio: ["ignore", "pipe", "pipe"],

@@ -8,7 +8,8 @@ import { makeHarness } from "../support/harness.ts";
 import { createAppVia, shownKey, signedUp } from "./client.ts";
 
 test("another organization's session gets 404 on every object route", async () => {
-  const h = await makeHarness({ env: { TRUST_PROXY: "true" } });
+  // The payment sandbox (opted into, outside production) makes a top-up to own.
+  const h = await makeHarness({ env: { TRUST_PROXY: "true", NODE_ENV: "test", PAYMENT_PROVIDER: "sandbox" } });
   try {
     const a = await signedUp(h);
     const b = await signedUp(h);

@@ -5,8 +5,11 @@ import assert from "node:assert/strict";
 import { fixture, makeHarness } from "../support/harness.ts";
 import { createAppVia, createClient, lastLinkToken, shownKey, signedUp, uniqueEmail } from "./client.ts";
 
+// The payment sandbox (opted into, outside production); a real provider's path is test/payments/stripe-flow.test.ts.
+const SANDBOX = { NODE_ENV: "test", PAYMENT_PROVIDER: "sandbox" };
+
 test("sign-up to live key, top-up, paid call in the usage page, refund", async () => {
-  const h = await makeHarness({ env: { TRUST_PROXY: "true" } });
+  const h = await makeHarness({ env: { TRUST_PROXY: "true", ...SANDBOX } });
   try {
     const email = uniqueEmail("flow");
     const c = createClient(h);
@@ -87,8 +90,9 @@ test("sign-up to live key, top-up, paid call in the usage page, refund", async (
     assert.equal(((await refused.json()) as any).errors[0].code, "refund_pending");
     const done = await h.admin("POST", `/orgs/${orgId}/refund/complete`, {});
     assert.equal(done.status, 200);
-    assert.equal(done.json.refundedKrw, 50_000 - charged);
-    assert.equal(done.json.balanceKrw, 0);
+    // Sandbox credit was never money: nothing is paid out, and the credit stays.
+    assert.equal(done.json.refundedKrw, 0);
+    assert.equal(done.json.balanceKrw, 50_000 - charged);
     assert.equal((await h.admin("POST", `/orgs/${orgId}/refund/complete`, {})).status, 409);
   } finally {
     await h.close();

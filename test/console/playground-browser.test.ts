@@ -16,7 +16,7 @@ import { decodeImage } from "../../src/engine/imaging/index.ts";
 import { MAX_BODY_BYTES } from "../../src/http/read-body.ts";
 import { freshDataDir } from "../support/pglite-template.ts";
 import { OPERATOR_TOKEN } from "../support/harness.ts";
-import { startServer, stopAll } from "../support/server-process.ts";
+import { startDevelopmentServer, stopAll } from "../support/server-process.ts";
 
 const CHROMIUM = "/usr/bin/chromium";
 const SHOTS = new URL("../../test-results/console/", import.meta.url);
@@ -29,7 +29,7 @@ test("playground in Chromium at 375 px: photo in, cut-out shown and downloaded, 
   const data = await freshDataDir();
   const profile = await mkdtemp(join(tmpdir(), "pixeldrop-chromium-"));
   await mkdir(SHOTS, { recursive: true });
-  const server = await startServer({ DATA_DIR: data.dataDir, STUB_DELAY_MS: "300", POOL_SIZE: "1", THREADS_PER_SESSION: "1", NODE_ENV: "development" });
+  const server = await startDevelopmentServer({ DATA_DIR: data.dataDir, STUB_DELAY_MS: "300", POOL_SIZE: "1", THREADS_PER_SESSION: "1" });
   const base = server.url;
   const context = await chromium.launchPersistentContext(profile, {
     executablePath: CHROMIUM,

@@ -21,6 +21,7 @@ import { PACKAGE_MODELS_DIR } from "../../src/engine/assets/paths.ts";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { NO_ADAPTER, gpuTestIn } from "./webgpu-gate.ts";
+import { openGlEglIn } from "./egl-check.ts";
 
 const sha256 = async (b: Uint8Array) =>
   Array.from(new Uint8Array(await crypto.subtle.digest("SHA-256", b)), (x) => x.toString(16).padStart(2, "0")).join("");
@@ -78,15 +79,16 @@ gpuTest("Deno offers a WebGPU adapter here (the precondition of the tests below)
   console.log(`WebGPU adapter: ${software ? "software (no GPU)" : "hardware"}`);
 });
 
-gpuTest("the adapter came without wgpu's OpenGL backend (libEGL), whose exit handler can abort the run", async () => {
-  // With every wgpu backend enabled, Deno also loads libEGL; its exit handler then races
-  // a runtime thread's exit and aborts the whole test process after the last test
-  // ("double free or corruption (out)", about 1 run in 20). deno.json's test tasks set
-  // DENO_WEBGPU_BACKEND so that it is never loaded.
-  await adapterIsSoftware();
+gpuTest("the adapter came without wgpu's OpenGL backend (Mesa's libEGL), whose exit handler can abort the run", async () => {
+  // With every wgpu backend enabled, Deno also opens OpenGL through libEGL; Mesa's exit
+  // handler then races a runtime thread's exit and aborts the whole test process after the
+  // last test ("double free or corruption (out)", about 1 run in 20). deno.json's test
+  // tasks set DENO_WEBGPU_BACKEND so that it is never loaded. NVIDIA's Vulkan driver
+  // loads its own libEGL_nvidia, which is not OpenGL's doing (egl-check.ts).
+  const software = await adapterIsSoftware();
   if (Deno.build.os !== "linux") return;
-  const egl = Deno.readTextFileSync("/proc/self/maps").split("\n").find((line) => /\/libEGL[^/]*\.so/.test(line));
-  assert(!egl, `libEGL is loaded (${egl?.trim().split(/\s+/).at(-1)}): run with DENO_WEBGPU_BACKEND=vulkan,metal,dx12 (deno task test sets it)`);
+  const egl = openGlEglIn(Deno.readTextFileSync("/proc/self/maps"), software);
+  assert(!egl, `libEGL is loaded (${egl}): run with DENO_WEBGPU_BACKEND=vulkan,metal,dx12 (deno task test sets it)`);
 });
 
 gpuTest("backend webgpu runs the model on the software adapter and gives the WebAssembly mask", async () => {
@@ -168,7 +170,7 @@ gpuTest("the GPU form of the static model runs every node on WebGPU and gives We
   try {
     const ranges = { input: [-0.5, 0.5] as const, h2: [0, 4] as const };
     const stat = deriveModel(tiny.model.bytes, { quantiseStatic: { keepFloat: [], ranges } });
-    const bytes = dequantiseToFloat(stat, { inputSize: [SIZE, SIZE] }).bytes;
+    const bytes = dequantiseToFloat(stat).bytes;
     const staticFile = join(tiny.dir, "tiny-static.onnx");
     const file = join(tiny.dir, "tiny-gpu.onnx");
     Deno.writeFileSync(staticFile, stat);
@@ -205,7 +207,7 @@ gpuTest("the default model's GPU form has every node on the WebGPU provider", as
     assert(from.ok, "the default model is assembled (npm ci)");
     dir = mkdtempSync(join(tmpdir(), "pd-gpu-form-"));
     file = join(dir, "gpu.onnx");
-    Deno.writeFileSync(file, dequantiseToFloat(Deno.readFileSync(from.path), { inputSize: from.entry.inputSize }).bytes);
+    Deno.writeFileSync(file, dequantiseToFloat(Deno.readFileSync(from.path)).bytes);
   }
   try {
     const placement = await webgpuPlacement(file);
@@ -254,34 +256,24 @@ gpuTest("createRemover with backend webgpu runs in its pool worker with several 
   }
 });
 
-gpuTest("a WebGPU engine has one session (one GPU) whatever the worker count asked, and says which model it runs", async () => {
-  const tiny = writeTinyModel(SIZE, SIZE);
-  try {
-    const engine = await openEngine({ model: tiny.path, backend: "webgpu", workers: 3, threads: 1 });
-    try {
-      await engine.whenReady();
-      const st = engine.state();
-      assert(st.poolSize === 1, `a WebGPU engine asked for 3 workers has ${st.poolSize}`);
-      assert(st.backend === "webgpu", `the engine runs on ${st.backend}`);
-      assert(st.model === "tiny", `the engine reports model ${st.model}`);
-    } finally {
-      await engine.dispose();
-    }
-  } finally {
-    tiny.remove();
-  }
-});
-
-gpuTest("with warmUpOnGpu (the service's) a WebGPU engine runs before it is ready and reports the warm run's time; on WebAssembly it does not", async () => {
+gpuTest("a WebGPU engine has one session (one GPU) in its own thread, shared by its pipeline workers, warmed up before ready; a WebAssembly engine does not warm up", async () => {
   const tiny = writeTinyModel(SIZE, SIZE);
   try {
     for (const backend of ["webgpu", "wasm"] as const) {
-      const engine = await openEngine({ model: tiny.path, backend, workers: 1, threads: 1, warmUpOnGpu: true });
+      const engine = await openEngine({ model: tiny.path, backend, workers: 1, threads: 1, gpuWorkers: 3 });
       try {
         await engine.whenReady();
-        const { warmRunMs } = engine.state();
-        if (backend === "webgpu") assert(typeof warmRunMs === "number" && warmRunMs > 0, `a WebGPU engine's warm run: ${warmRunMs}`);
-        else assert(warmRunMs === undefined, `a WebAssembly engine warmed up (${warmRunMs} ms)`);
+        const st = engine.state();
+        assert(st.backend === backend, `the engine runs on ${st.backend}`);
+        assert(st.model === "tiny", `the engine reports model ${st.model}`);
+        if (backend === "webgpu") {
+          assert(st.poolSize === 3, `a WebGPU engine asked for 3 pipeline workers has ${st.poolSize}`);
+          assert(typeof st.warmRunMs === "number" && st.warmRunMs > 0, `a WebGPU engine's warm run: ${st.warmRunMs}`);
+          assert(st.gpuBatches !== undefined, "a WebGPU engine reports its batches");
+        } else {
+          assert(st.poolSize === 1, `a WebAssembly engine of 1 worker has ${st.poolSize}`);
+          assert(st.warmRunMs === undefined, `a WebAssembly engine warmed up (${st.warmRunMs} ms)`);
+        }
       } finally {
         await engine.dispose();
       }

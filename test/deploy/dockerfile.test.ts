@@ -33,10 +33,10 @@ const LIBC_ENV = { MALLOC_MMAP_THRESHOLD_: "1048576" };
 const serviceEnv = (stage: typeof image) =>
   Object.fromEntries(Object.entries(dockerEnv(stage)).filter(([k]) => !(k in LIBC_ENV)));
 
-test("build and deps stages feed the service; the default target is the service, native is opt-in", () => {
+test("build and deps stages feed the service; the default target is the service, native and gpu are opt-in", () => {
   assert.deepEqual(
     stages.map(stageName).filter(Boolean),
-    ["build", "deps", "service", "native-files", "native"],
+    ["build", "deps", "service", "native-files", "native", "gpu-files", "gpu-deps", "gpu", "gpu-software-check"],
   );
   assert.match(stages.at(-1)![0]!.args, /^service$/i, "the last stage (the default target) is FROM service");
   assert.equal(stages.at(-1)!.length, 1, "and adds nothing to it");
@@ -111,7 +111,8 @@ test("one model unless configured, one onnxruntime-web build, both sha256-checke
 test("CPU only; onnxruntime-node only in the native target, with this platform's binaries", () => {
   assert.equal(dockerEnv(build).ONNXRUNTIME_NODE_INSTALL, "skip");
   assert.match(readText(join(REPO, ".npmrc")), /onnxruntime-node-install=skip/);
-  assert.ok(!/cuda|nvidia|gpu/i.test(stages.map((s) => s[0]!.args).join(" ")));
+  // The default image and the stages it is made of (the gpu target is test/deploy/gpu-image.test.ts).
+  assert.ok(![...build, ...deps, ...image].some((i) => /cuda|nvidia|gpu/i.test(i.args)));
   assert.ok(!image.some((i) => i.args.includes("onnxruntime-node")), "the default image never names onnxruntime-node");
   assert.ok(native.some((i) => i.op === "COPY" && /--from=native-files \/out \/app\/node_modules\/onnxruntime-node$/.test(i.args)));
   const files = named("native-files").find((i) => i.op === "RUN" && i.args.includes("onnxruntime-node"))!.args;

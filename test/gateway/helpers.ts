@@ -47,6 +47,10 @@ export function randomIp(): string {
   return `10.${b[0]}.${b[1]}.${b[2]}`;
 }
 
+/** A fresh Idempotency-Key, and the call options that send one. */
+export const newIdempotencyKey = () => `order-${crypto.randomUUID()}`;
+export const keyed = (key: string) => ({ headers: { "idempotency-key": key } });
+
 export type Fields = Record<string, string | Uint8Array>;
 export interface CallInit {
   headers?: Record<string, string>;

@@ -1,7 +1,7 @@
 // Idempotency-Key on POST /v1.0/removebg (src/gateway/idempotency.ts, DECISIONS.md):
-// a replay of a call that succeeded is answered again and charged nothing; the same key
-// for another request is 422, while the first still runs 409 with Retry-After; an error
-// keeps nothing; keys are per app and live 24 hours; a client whose connection broke
+// a replay of a call that succeeded is answered again and charged nothing (its bounds:
+// idempotency-replay-bounds.test.ts); the same key for another request is 422, while the
+// first still runs 409 with Retry-After; an error keeps nothing; keys are per app and live 24 hours; a client whose connection broke
 // after the charge gets its image by sending the same key again.
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
@@ -12,7 +12,7 @@ import { createClient } from "../../src/client/index.ts";
 import { createByteBudget } from "../../src/http/byte-budget.ts";
 import { assertLogMatchesLedger, assertSettled } from "../support/money-checks.ts";
 import { fixture } from "../support/harness.ts";
-import { capturesOf, expectError, gatewayHarness, heldProduct, multipart, productError, productPng, scriptedProduct, TINY_PNG, type GatewayHarness } from "./helpers.ts";
+import { keyed, newIdempotencyKey, capturesOf, expectError, gatewayHarness, heldProduct, multipart, productError, productPng, scriptedProduct, TINY_PNG, type GatewayHarness } from "./helpers.ts";
 
 const PRICE = 22;
 const CREDIT = 1000;
@@ -24,8 +24,7 @@ before(async () => {
 });
 after(() => g.close());
 
-const keyed = (key: string) => ({ headers: { "idempotency-key": key } });
-const newKey = () => `order-${crypto.randomUUID()}`;
+const newKey = newIdempotencyKey;
 
 async function ok(res: Response) {
   assert.equal(res.status, 200, await res.clone().text());
@@ -55,8 +54,9 @@ describe("replays", () => {
       assert.notEqual(again.requestId, first.requestId, "each answer has its own request ID");
     }
     assert.deepEqual(await capturesOf(g.h, first.requestId), [PRICE]);
+    // Each replay held the tier's price while it ran (it runs only where a first call would) and released it.
     const s = await assertSettled(g.h.services.db, c.orgId);
-    assert.deepEqual([s.captures, s.balanceKrw, s.releasedHolds], [1, CREDIT - PRICE, 0]);
+    assert.deepEqual([s.captures, s.balanceKrw, s.releasedHolds], [1, CREDIT - PRICE, 2]);
     await assertLogMatchesLedger(g.h.services.db, c.orgId);
   });
 

@@ -25,7 +25,7 @@ test("the package's quantised models stay on the CPU under auto; an entry withou
   const loaded = await loadManifest(new URL("../../models/manifest.json", import.meta.url).pathname);
   assert.ok(loaded.ok);
   const marks = Object.fromEntries(Object.entries(loaded.manifest.models).map(([name, e]) => [name, e.autoBackend]));
-  assert.deepEqual(marks, { "int8-static": "cpu", "int8-static-gpu": "any", small: "cpu", medium: "any", int8: "cpu" });
+  assert.deepEqual(marks, { "int8-static": "cpu", "int8-static-gpu": "any", "int8-static-gpu-f16": "any", small: "cpu", medium: "any", int8: "cpu" });
   const plain = parseManifest({ version: 1, models: { own: { ...loaded.manifest.models.medium, autoBackend: undefined } } });
   assert.ok(plain.ok);
   assert.equal(plain.manifest.models.own!.autoBackend, "any");

@@ -22,7 +22,7 @@ test("every preset is a valid card, and every manifest entry is one with the fil
   for (const name of PRESET_NAMES) assert.doesNotThrow(() => presetCard(name), name);
   const manifest = JSON.parse(readFileSync(join(PACKAGE_MODELS_DIR, "manifest.json"), "utf8")) as { models: Record<string, Record<string, unknown>> };
   for (const [name, entry] of Object.entries(manifest.models)) {
-    const { file: _f, sha256: _s, bytes: _b, source: _o, precision: _p, derive: _d, gpuFormOf: _g, ...card } = entry;
+    const { file: _f, sha256: _s, bytes: _b, source: _o, precision: _p, derive: _d, gpuFormOf: _g, gpuActivations: _a, ...card } = entry;
     const parsed = ModelCardSchema.safeParse(card);
     assert.ok(parsed.success, `${name}: ${parsed.error?.message}`);
   }

@@ -7,6 +7,7 @@
 // Embedded stores: the product status set here is one row for the whole service.
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
+import { IDEMPOTENCY_MAX_REPLAYS } from "../../src/billing/idempotency.ts";
 import { fail } from "../../src/http/api-error.ts";
 import { createByteBudget } from "../../src/http/byte-budget.ts";
 import { buildOpenApiDocument } from "../../src/openapi/document.ts";
@@ -60,6 +61,7 @@ const admissionRefusing = (code: "key_queue_full" | "queue_full" | "deadline_unr
   admit: () => fail(code, undefined, 3),
   stats: () => ({ inFlight: 0, queued: 0, queuedLive: 0, queuedTest: 0, running: 0, avgJobMs: 1000, jobMsByTier: { preview: 1000, full: 1000 } }),
   calibrate: () => {},
+  retune: () => {},
 });
 
 async function withProductStatus(status: string, run: () => Promise<Response>): Promise<Response> {
@@ -193,6 +195,12 @@ const SCENARIOS: Record<string, Record<string, Scenario>> = {
       const c = await funded();
       await (await g.removebg(c.liveKey, image, { headers: { "idempotency-key": "reused" } })).arrayBuffer();
       return g.removebg(c.liveKey, { ...image, size: "small" }, { headers: { "idempotency-key": "reused" } });
+    },
+    idempotency_key_exhausted: async () => {
+      const c = await funded();
+      const keyed = { headers: { "idempotency-key": "exhausted" } };
+      for (let i = 0; i <= IDEMPOTENCY_MAX_REPLAYS; i++) await (await g.removebg(c.liveKey, image, keyed)).arrayBuffer();
+      return g.removebg(c.liveKey, image, keyed);
     },
     upstream_timeout: async () => {
       // The product refuses; the wait before the resend outlasts the deadline.

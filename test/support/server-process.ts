@@ -5,6 +5,7 @@
 // real signals, and must stop every one they start (stopAll in `after`).
 import { spawn, type ChildProcess } from "node:child_process";
 import { fileURLToPath } from "node:url";
+import { freePort } from "./free-port.ts";
 import { OPERATOR_TOKEN } from "./harness.ts";
 
 const REPO_ROOT = fileURLToPath(new URL("../../", import.meta.url));
@@ -28,6 +29,16 @@ export interface StartOptions {
   timeoutMs?: number;
   /** The program that starts the service; default `node dist/main.js`. */
   command?: { file: string; args: string[] };
+}
+
+/**
+ * A server as a developer runs one: NODE_ENV=development on loopback (the developer
+ * mailbox is served) with the payment sandbox turned on. Its mailed links name its own
+ * address (PUBLIC_URL), so its port is chosen before it starts.
+ */
+export async function startDevelopmentServer(env: Record<string, string>, o: StartOptions = {}): Promise<ServerProcess> {
+  const port = await freePort();
+  return startServer({ NODE_ENV: "development", PAYMENT_PROVIDER: "sandbox", PORT: String(port), PUBLIC_URL: `http://127.0.0.1:${port}`, ...env }, o);
 }
 
 /**

@@ -44,11 +44,8 @@ export function registerAuthRoutes(app: Hono<ConsoleEnv>, d: ConsoleDeps, st: Co
       page(c, title, <><p>{intro}</p><EmailForm action={path} button={button} csrf={c.get("csrf")} /></>),
     );
     app.post(path, async (c) => {
-      if (d.production && !d.publicUrl) {
-        return errorPage(c, 503, "Sign-in is not configured", "The operator must set PUBLIC_URL before the console can mail links.");
-      }
       const email = (await formOf(c)).email ?? "";
-      const r = await send(email, clientIp(d, c), baseUrl(d, c));
+      const r = await send(email, clientIp(d, c), baseUrl(d));
       if (r.ok) return checkMail(c, what);
       if (r.code === "rate_limited") {
         if (r.retryAfter) c.header("Retry-After", String(r.retryAfter));

@@ -40,7 +40,7 @@ await writeFile("photo.png", new Uint8Array(await res.arrayBuffer()));`;
 
 export function registerDocsRoutes(app: Hono<ConsoleEnv>, d: ConsoleDeps): void {
   app.get("/console/docs", (c) => {
-    const base = baseUrl(d, c);
+    const base = baseUrl(d);
     return page(
       c,
       "Docs",

@@ -77,7 +77,7 @@ export function registerLanding(app: Hono<ConsoleEnv>, d: ConsoleDeps): void {
           <section class="card" aria-labelledby="way-api">
             <h3 id="way-api">The API</h3>
             <p>From any language, with your key in a server-side environment variable.</p>
-            <Preformatted label="API example: curl" text={curlSnippet(baseUrl(d, c))} />
+            <Preformatted label="API example: curl" text={curlSnippet(baseUrl(d))} />
           </section>
           <section class="card" aria-labelledby="way-lib">
             <h3 id="way-lib">The library</h3>

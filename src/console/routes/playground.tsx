@@ -25,7 +25,7 @@ export function registerPlaygroundRoutes(app: Hono<ConsoleEnv>, d: ConsoleDeps):
       d.testQuota.testCallsRemaining({ orgId: a.orgId, lifetime }),
       d.keys.lookupCurrent(a.appId, "test"),
     ]);
-    const base = baseUrl(d, c);
+    const base = baseUrl(d);
     return page(
       c,
       `Playground: ${a.name}`,

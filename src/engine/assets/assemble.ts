@@ -13,7 +13,7 @@ import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, utim
 import { copyFile, open, readFile, writeFile } from "node:fs/promises";
 import { sha256OfFile } from "../inference/file-hash.ts";
 import { deriveInPlace } from "./derive.ts";
-import { gpuFormOfFile } from "./dequantise-float.ts";
+import { gpuFormOfFile, type GpuActivations } from "./dequantise-float.ts";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 
@@ -30,6 +30,8 @@ export interface AssetEntry {
    * is on disk (src/engine/assets/dequantise-float.ts), so it needs no data package.
    */
   gpuFormOf?: string;
+  /** A GPU form's activations (default float32). */
+  gpuActivations?: GpuActivations;
 }
 export interface AssetManifest {
   models: Record<string, AssetEntry>;
@@ -146,7 +148,7 @@ async function assembleModel(anchor: string, modelsDir: string, name: string, en
 /** Writes a GPU form from its static int8 model's file (already made whole), then checks its sha256. */
 async function assembleGpuForm(modelsDir: string, name: string, entry: AssetEntry, from: AssetEntry, fromDir: string): Promise<void> {
   const target = join(modelsDir, entry.file);
-  const { bytes, sha256: got } = await gpuFormOfFile(join(fromDir, from.file)).catch((err: Error) => {
+  const { bytes, sha256: got } = await gpuFormOfFile(join(fromDir, from.file), entry.gpuActivations).catch((err: Error) => {
     throw new AssembleError(`model ${name}: cannot derive it from ${from.file}: ${err.message}`);
   });
   if (got !== entry.sha256) {

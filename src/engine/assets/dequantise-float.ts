@@ -23,42 +23,9 @@
 import { createHash } from "node:crypto";
 import { readFile } from "node:fs/promises";
 import { DataType, attrInt, parseModel, writeModel, type OnnxNode, type OnnxTensor } from "./onnx-graph.ts";
-import { intField, strField } from "./onnx-wire.ts";
-import { floatTensor, onnxNode, tensorValues } from "./quantise.ts";
-
-/** IEEE half from a float, rounded to nearest even (magnitudes past the range become infinity). */
-const scratch = new Float32Array(1);
-const scratchBits = new Uint32Array(scratch.buffer);
-
-export function toHalf(value: number): number {
-  scratch[0] = value;
-  const x = scratchBits[0]!;
-  const sign = (x >>> 16) & 0x8000;
-  const exp = (x >>> 23) & 0xff;
-  let mant = x & 0x7fffff;
-  if (exp === 0xff) return sign | 0x7c00 | (mant ? 0x200 : 0);
-  const e = exp - 127 + 15;
-  if (e >= 31) return sign | 0x7c00;
-  if (e <= 0) {
-    if (e < -10) return sign;
-    mant |= 0x800000;
-    const shift = 14 - e;
-    const half = mant >>> shift;
-    const rest = mant & ((1 << shift) - 1);
-    const mid = 1 << (shift - 1);
-    return sign | (half + (rest > mid || (rest === mid && half & 1) ? 1 : 0));
-  }
-  const half = (e << 10) | (mant >>> 13);
-  const rest = mant & 0x1fff;
-  return sign | (half + (rest > 0x1000 || (rest === 0x1000 && half & 1) ? 1 : 0));
-}
-
-function halfTensor(name: string, dims: number[], values: ArrayLike<number>): OnnxTensor {
-  const raw = new Uint8Array(values.length * 2);
-  const view = new DataView(raw.buffer);
-  for (let i = 0; i < values.length; i++) view.setUint16(i * 2, toHalf(values[i]!), true);
-  return { name, dims, dataType: DataType.FLOAT16, raw };
-}
+import { floatTensor, tensorValues } from "./quantise.ts";
+import { batchFree, castNode, halfActivations } from "./gpu-graph.ts";
+import { toHalfTensor } from "./half-float.ts";
 
 /** The integer values of an INT8, UINT8 or INT32 initializer. */
 function integerValues(t: OnnxTensor): Int32Array {
@@ -85,11 +52,16 @@ function dequantise(q: OnnxTensor, scale: OnnxTensor, zero: OnnxTensor | undefin
   return out;
 }
 
-const castToFloat = (name: string, input: string, output: string): OnnxNode =>
-  onnxNode("Cast", name, [input], [output], [{ name: "to", fields: [strField(1, "to"), intField(3, DataType.FLOAT), intField(20, 2)] }]);
 
-/** The GPU form's bytes from the static int8 model's bytes; counts of what it rewrote. */
-export function dequantiseToFloat(int8Static: Uint8Array): { bytes: Uint8Array; weights: number; pairs: number } {
+/** A GPU form's activations: float32 everywhere, or float16 for adapters with `shader-f16` (gpu-graph.ts). */
+export type GpuActivations = "float32" | "float16";
+
+/**
+ * The GPU form's bytes from the static int8 model's bytes; counts of what it rewrote. Every
+ * form takes a batch of pictures (gpu-graph.ts, batchFree); "float16" activations keep the
+ * weights' float16 as they are stored and drop their Casts (halfActivations).
+ */
+export function dequantiseToFloat(int8Static: Uint8Array, activations: GpuActivations = "float32"): { bytes: Uint8Array; weights: number; pairs: number } {
   const model = parseModel(int8Static);
   const inits = new Map(model.initializers.map((t) => [t.name, t]));
   const producer = new Map(model.nodes.flatMap((n) => n.outputs.map((o) => [o, n] as const)));
@@ -106,8 +78,8 @@ export function dequantiseToFloat(int8Static: Uint8Array): { bytes: Uint8Array; 
       const out = n.outputs[0]!;
       if (q!.dataType === DataType.INT32) added.push(floatTensor(out, q!.dims, values));
       else {
-        added.push(halfTensor(`${out}_f16`, q!.dims, values));
-        nodes.push(castToFloat(`${out}_cast`, `${out}_f16`, out));
+        added.push(toHalfTensor(`${out}_f16`, q!.dims, values));
+        nodes.push(castNode(`${out}_cast`, `${out}_f16`, out, DataType.FLOAT));
       }
       weights++;
       continue;
@@ -129,6 +101,8 @@ export function dequantiseToFloat(int8Static: Uint8Array): { bytes: Uint8Array; 
   const form = { ...model, nodes, initializers: [...model.initializers, ...added].filter((t) => read.has(t.name)) };
   const left = nodes.find((n) => n.opType === "QuantizeLinear" || n.opType === "DequantizeLinear");
   if (left) throw new Error(`${left.name}: a ${left.opType} is left that is not a weight's or an activation pair's`);
+  batchFree(form);
+  if (activations === "float16") halfActivations(form);
   return { bytes: writeModel(form), weights, pairs };
 }
 
@@ -136,7 +110,7 @@ export function dequantiseToFloat(int8Static: Uint8Array): { bytes: Uint8Array; 
  * The GPU form of the static int8 model file at `path`, and its sha256. Read from the file
  * on disk, so it follows whatever bytes the static model has (and needs no data package).
  */
-export async function gpuFormOfFile(path: string): Promise<{ bytes: Uint8Array; sha256: string }> {
-  const { bytes } = dequantiseToFloat(new Uint8Array(await readFile(path)));
+export async function gpuFormOfFile(path: string, activations: GpuActivations = "float32"): Promise<{ bytes: Uint8Array; sha256: string }> {
+  const { bytes } = dequantiseToFloat(new Uint8Array(await readFile(path)), activations);
   return { bytes, sha256: createHash("sha256").update(bytes).digest("hex") };
 }

@@ -17,6 +17,7 @@ import type { ModelEntry } from "./manifest.ts";
 import { readModelBytes } from "./model-bytes.ts";
 import { checkGraphNames, inputDims, type RunnerOptions, type TensorRunner } from "./runner.ts";
 import { createWebGpuIo, outputOnGpu, type WebGpuIo } from "./webgpu-io.ts";
+import { requestAdapterFacts, type GpuAdapterFacts } from "./gpu-doctor.ts";
 
 type OrtModule = typeof Ort;
 
@@ -31,16 +32,13 @@ export function hasWebGpu(): boolean {
  * and without a GPU it offers a CPU rasteriser (llvmpipe, isFallbackAdapter) on which one
  * inference took 5.5 minutes here, against 10-25 s on WebAssembly.
  */
+export async function hardwareAdapter(): Promise<GpuAdapterFacts | undefined> {
+  const { adapter } = await requestAdapterFacts();
+  return adapter && !adapter.software ? adapter : undefined;
+}
+
 export async function hasHardwareGpu(): Promise<boolean> {
-  if (!hasWebGpu()) return false;
-  const gpu = (globalThis as { navigator?: { gpu?: { requestAdapter(): Promise<unknown> } } }).navigator?.gpu;
-  try {
-    const adapter = (await gpu?.requestAdapter()) as { isFallbackAdapter?: boolean; info?: { isFallbackAdapter?: boolean } } | null;
-    if (!adapter) return false;
-    return !(adapter.info?.isFallbackAdapter ?? adapter.isFallbackAdapter ?? false);
-  } catch {
-    return false;
-  }
+  return (await hardwareAdapter()) !== undefined;
 }
 
 export async function importOrtWeb(bundle: "default" | "webgpu"): Promise<OrtModule> {
@@ -169,7 +167,12 @@ export async function createOrtWebRunner(opts: RunnerOptions, preference: "wasm"
 
   return {
     backend,
-    ...(gpuIo ? { runRgb: (rgb: Uint8Array, height: number, width: number) => gpuIo.run(rgb, height, width) } : {}),
+    ...(gpuIo
+      ? {
+          runRgb: async (rgb: Uint8Array, height: number, width: number) => (await gpuIo.run([rgb], height, width))[0]!,
+          ...(opts.model.batches ? { runRgbBatch: (pictures: readonly Uint8Array[], height: number, width: number) => gpuIo.run(pictures, height, width) } : {}),
+        }
+      : {}),
     async run(input, height, width) {
       const feeds = { [opts.model.inputName]: new ort.Tensor("float32", input, inputDims(opts.model, height, width)) };
       const out = await session.run(feeds, [opts.model.outputName]);
@@ -185,6 +188,24 @@ export async function createOrtWebRunner(opts: RunnerOptions, preference: "wasm"
       await session.release();
     },
   };
+}
+
+/**
+ * Destroys the WebGPU device onnxruntime-web made in this thread, once no session of it is
+ * left (the GPU session thread as it ends): ORT keeps one device per thread for every
+ * session after, so a thread that goes on making sessions must not call this.
+ */
+export async function releaseWebGpuDevice(): Promise<void> {
+  try {
+    const ort = await importOrtWeb("webgpu");
+    // ORT's device promise settles only once its backend started: never wait on it for long.
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const device = (await Promise.race([ort.env.webgpu.device, new Promise((r) => (timer = setTimeout(r, 200)))])) as { destroy?(): void } | undefined;
+    clearTimeout(timer);
+    device?.destroy?.();
+  } catch {
+    // No device was made, or it is gone already.
+  }
 }
 
 function wrapStartError(err: unknown, backend: string): InferenceError {

@@ -32,7 +32,9 @@ export function bindCard(card: ModelCard & { sha256?: string }, io: GraphIo): { 
   if (input) checkInput(card, input, problems);
   if (output) checkOutput(card, output, problems);
   if (problems.length || !input || !output) return { ok: false, problems };
-  return { ok: true, model: { ...card, inputName: input.name, outputName: output.name } };
+  // A named first dim on both sides: one run takes several pictures (src/engine/assets/gpu-graph.ts).
+  const batches = typeof input.dims?.[0] === "string" && typeof output.dims?.[0] === "string";
+  return { ok: true, model: { ...card, inputName: input.name, outputName: output.name, ...(batches ? { batches } : {}) } };
 }
 
 function pickInput(card: ModelCard, io: GraphIo, problems: string[]): GraphValue | undefined {

@@ -31,6 +31,11 @@ export const ModelEntrySchema = z
      * from that file at assemble time: backend "auto" on a hardware GPU runs it instead.
      */
     gpuFormOf: z.string().optional(),
+    /**
+     * A GPU form's activations: float32 (absent), or float16 for adapters that offer
+     * `shader-f16` (src/engine/inference/gpu-form.ts picks it there).
+     */
+    gpuActivations: z.enum(["float32", "float16"]).optional(),
     inputName: z.string().min(1),
     /** The mask output; a graph may have more outputs (IS-Net has 12), only this one is read. */
     outputName: z.string().min(1),

@@ -95,7 +95,8 @@ export type ModelCardInput = Partial<z.input<typeof ModelCardSchema>> & { preset
  * graph has. What a session runs; `sha256` when the card came with the file's hash (a
  * manifest entry), so the session checks the bytes it loads.
  */
-export type BoundModel = ModelCard & { inputName: string; outputName: string; sha256?: string };
+/** `batches`: the graph's first dim is named on its input and its mask, so one run may take several pictures. */
+export type BoundModel = ModelCard & { inputName: string; outputName: string; sha256?: string; batches?: boolean };
 
 /** The card's errors, each with the field it names (`inputSize.0: ...`), or the card. */
 export function parseCard(json: unknown, where: string): { ok: true; card: ModelCard } | { ok: false; message: string } {

@@ -16,6 +16,13 @@ export interface PoolOptions {
   workerUrl: URL;
   /** Structured-cloned to every worker's init. */
   workerData: unknown;
+  /**
+   * Each worker's own init data instead, made as it starts (a replacement too): what it
+   * returns is sent, its `transfer` moved (a port of the worker's own).
+   */
+  spawnData?: () => { data: unknown; transfer?: TransferList };
+  /** Replace a worker that dies after the start (default). false: the pool fails instead, every job then rejected. */
+  restart?: boolean;
   /** A worker not ready within this long counts as failed to start. Default 300 s. */
   startTimeoutMs?: number;
   /** First wait before restarting a replacement that failed to start; doubles up to 60 s. Default 1 s. */
@@ -41,6 +48,8 @@ export interface PoolStats {
   backend?: string;
   /** Workers replaced after dying. */
   restarts: number;
+  /** Why the pool can take no job: its start failed, or (restart false) a worker stopped. */
+  failed?: string;
 }
 
 export interface WorkerPool<Job, Out> {
@@ -103,7 +112,8 @@ export function createWorkerPool<Job, Out>(opts: PoolOptions): WorkerPool<Job, O
   readyPromise.catch(() => {}); // reported through ready(); not an unhandled rejection
 
   function spawn(slot: Slot): void {
-    const worker = startModuleWorker(opts.workerUrl, opts.workerData);
+    const own = opts.spawnData?.();
+    const worker = own ? startModuleWorker(opts.workerUrl, own.data, own.transfer) : startModuleWorker(opts.workerUrl, opts.workerData);
     slot.worker = worker;
     setState(slot, "starting");
     slot.startTimer = setTimeout(() => {
@@ -165,6 +175,7 @@ export function createWorkerPool<Job, Out>(opts: PoolOptions): WorkerPool<Job, O
       }
       if (disposing) return;
       if (wasStarting) startFailed(slot, why);
+      else if (opts.restart === false) fail(new InferenceError("inference_failed", `inference worker stopped: ${why}`));
       else {
         restarts++;
         spawn(slot);
@@ -314,6 +325,7 @@ export function createWorkerPool<Job, Out>(opts: PoolOptions): WorkerPool<Job, O
         ready: started && !failure && !disposing && alive > 0,
         backend,
         restarts,
+        ...(failure ? { failed: failure.message } : {}),
       };
     },
     async dispose() {

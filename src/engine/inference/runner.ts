@@ -14,6 +14,8 @@ export interface TensorRunner {
    * then skips making the float tensor on the CPU.
    */
   runRgb?(rgb: Uint8Array, height: number, width: number): Promise<ArrayLike<number>>;
+  /** Several pictures of one size in one run, each one's output back (a graph that takes batches, fed on the GPU). */
+  runRgbBatch?(pictures: readonly Uint8Array[], height: number, width: number): Promise<ArrayLike<number>[]>;
   dispose(): Promise<void>;
 }
 
@@ -39,7 +41,7 @@ export function checkGraphNames(model: BoundModel, inputNames: readonly string[]
   return undefined;
 }
 
-/** The input tensor's dims for the card's layout at one input size. */
-export function inputDims(model: Pick<BoundModel, "layout">, height: number, width: number): number[] {
-  return model.layout === "NHWC" ? [1, height, width, 3] : [1, 3, height, width];
+/** The input tensor's dims for the card's layout at one input size, for `pictures` of them (a graph that takes batches). */
+export function inputDims(model: Pick<BoundModel, "layout">, height: number, width: number, pictures = 1): number[] {
+  return model.layout === "NHWC" ? [pictures, height, width, 3] : [pictures, 3, height, width];
 }

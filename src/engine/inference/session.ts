@@ -24,6 +24,8 @@ export interface MaskSessionOptions {
   stubDelayMs?: number;
   /** WebGPU only: how the session is fed (runner.ts); default "gpu-buffers". */
   webgpuFeed?: WebGpuFeed;
+  /** A graph that takes batches, fed on the GPU: pictures one run takes at most (default DEFAULT_MAX_BATCH; 1: no batches). */
+  maxBatch?: number;
 }
 
 export interface InputSize {
@@ -44,10 +46,20 @@ export interface MaskSession {
    * model takes (sizeProblem). Resolves to a mask of the same size, 1 byte per pixel.
    */
   run(rgb: Uint8Array, size?: InputSize): Promise<Uint8Array>;
+  /**
+   * Up to `maxBatch` pictures of one size in one run (a graph that takes batches, on the GPU):
+   * their masks in order, each what run() gives for it. Absent where one run takes one picture.
+   */
+  runBatch?(pictures: readonly Uint8Array[], size?: InputSize): Promise<Uint8Array[]>;
+  /** How many pictures runBatch takes at most. */
+  maxBatch?: number;
   /** Drops what is kept between runs for speed (the input tensor's 12 MB); the next run makes it again. */
   releaseIdle?(): void;
   dispose(): Promise<void>;
 }
+
+/** Pictures one batched run takes at most, unless the session is asked for fewer (docs/MODEL.md, "Batches on the GPU"). */
+export const DEFAULT_MAX_BATCH = 4;
 
 export async function createMaskSession(opts: MaskSessionOptions): Promise<MaskSession> {
   const [height0, width0] = opts.model.inputSize;
@@ -93,31 +105,54 @@ export async function createMaskSession(opts: MaskSessionOptions): Promise<MaskS
     if (!inputBuffer || inputBuffer.length < values) inputBuffer = new Float32Array(Math.max(values, width0 * height0 * 3));
     return rgbToTensor(rgb, width, height, opts.model, inputBuffer.subarray(0, values));
   };
+  /** One run at a time (see above); what it returns is checked and made into masks. */
+  const queued = (pictures: readonly Uint8Array[], size: InputSize, infer: () => Promise<ArrayLike<number>[]>): Promise<Uint8Array[]> => {
+    const next = tail.then(async () => {
+      if (disposed) throw new InferenceError("shutting_down", "mask session is disposed");
+      for (const rgb of pictures) checkInput(rgb, size);
+      let outputs: ArrayLike<number>[];
+      try {
+        outputs = await infer();
+      } catch (err) {
+        if (err instanceof InferenceError) throw err;
+        throw new InferenceError("inference_failed", `inference failed: ${messageOf(err)}`, { cause: err });
+      }
+      return outputs.map((output) => {
+        if (output.length !== size.width * size.height) {
+          throw new InferenceError("inference_failed", `mask output has ${output.length} values, expected ${size.width * size.height}`);
+        }
+        return outputToMask(output, opts.model.postprocess, opts.model.activation);
+      });
+    });
+    tail = next.catch(() => {});
+    return next;
+  };
+  // Batches where the graph takes them and the GPU feed runs them, for a card whose
+  // arithmetic does not read the picture (scale "max" has one divisor a picture).
+  const maxBatch = runner.runRgbBatch && opts.model.scale !== "max" ? Math.max(1, opts.maxBatch ?? DEFAULT_MAX_BATCH) : 1;
   return {
     backend: runner.backend,
     inputSize,
     sizes,
     ...(runner.backend === "webgpu" ? { webgpuFeed: runner.runRgb ? ("gpu-buffers" as const) : ("tensors" as const) } : {}),
-    run(rgb, size = inputSize) {
-      const next = tail.then(async () => {
-        if (disposed) throw new InferenceError("shutting_down", "mask session is disposed");
-        checkInput(rgb, size);
-        const { width, height } = size;
-        let output: ArrayLike<number>;
-        try {
-          output = runner.runRgb ? await runner.runRgb(rgb, height, width) : await runner.run(tensorOf(rgb, width, height), height, width);
-        } catch (err) {
-          if (err instanceof InferenceError) throw err;
-          throw new InferenceError("inference_failed", `inference failed: ${messageOf(err)}`, { cause: err });
-        }
-        if (output.length !== width * height) {
-          throw new InferenceError("inference_failed", `mask output has ${output.length} values, expected ${width * height}`);
-        }
-        return outputToMask(output, opts.model.postprocess, opts.model.activation);
-      });
-      tail = next.catch(() => {});
-      return next;
+    async run(rgb, size = inputSize) {
+      const { width, height } = size;
+      const [mask] = await queued([rgb], size, async () => [
+        runner.runRgb ? await runner.runRgb(rgb, height, width) : await runner.run(tensorOf(rgb, width, height), height, width),
+      ]);
+      return mask!;
     },
+    ...(maxBatch > 1
+      ? {
+          maxBatch,
+          runBatch(pictures: readonly Uint8Array[], size = inputSize) {
+            if (pictures.length < 1 || pictures.length > maxBatch) {
+              return Promise.reject(new InferenceError("inference_failed", `a batch takes 1 to ${maxBatch} pictures, not ${pictures.length}`));
+            }
+            return queued(pictures, size, () => runner.runRgbBatch!(pictures, size.height, size.width));
+          },
+        }
+      : {}),
     releaseIdle() {
       // A run in progress holds its own reference; the next one allocates afresh.
       inputBuffer = undefined;

@@ -9,6 +9,10 @@
 //
 // The arithmetic is rgbToTensor's (tensor.ts): value = byte × a + b per channel, with
 // a = 1 / (divisor × std) and b = −mean / std, in the card's channel order and layout.
+//
+// A graph that takes batches (BoundModel.batches) runs several pictures of one size at once:
+// they go up one after another in one buffer, the pass fills one input tensor with all of
+// them, and the masks come back in one read-back, one run's fixed cost shared.
 import type * as Ort from "onnxruntime-web";
 import type { BoundModel } from "./model-card.ts";
 import { CARD_DEFAULTS } from "./model-card.ts";
@@ -51,7 +55,7 @@ const MAX_GROUPS_X = 65_535;
 
 const SHADER = /* wgsl */ `
 struct Params {
-  plane: u32, nhwc: u32, rowGroups: u32, src0: u32, src1: u32, src2: u32, pad0: u32, pad1: u32,
+  plane: u32, nhwc: u32, rowGroups: u32, src0: u32, src1: u32, src2: u32, total: u32, pad1: u32,
   a: vec4<f32>, b: vec4<f32>,
 }
 @group(0) @binding(0) var<storage, read> rgb: array<u32>;
@@ -62,10 +66,12 @@ fn byteAt(i: u32) -> f32 {
   return f32((rgb[i >> 2u] >> ((i & 3u) * 8u)) & 255u);
 }
 
+// One invocation a pixel of the batch: the pictures lie one after another, so pixel i's
+// bytes start at 3i whichever picture it is in.
 @compute @workgroup_size(${WORKGROUP})
 fn main(@builtin(global_invocation_id) id: vec3<u32>) {
   let i = id.x + id.y * p.rowGroups * ${WORKGROUP}u;
-  if (i >= p.plane) { return; }
+  if (i >= p.total) { return; }
   let j = i * 3u;
   let v0 = byteAt(j + p.src0) * p.a.x + p.b.x;
   let v1 = byteAt(j + p.src1) * p.a.y + p.b.y;
@@ -75,14 +81,16 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>) {
     tensor[j + 1u] = v1;
     tensor[j + 2u] = v2;
   } else {
-    tensor[i] = v0;
-    tensor[p.plane + i] = v1;
-    tensor[2u * p.plane + i] = v2;
+    let picture = i / p.plane;
+    let at = picture * 2u * p.plane + i;
+    tensor[at] = v0;
+    tensor[p.plane + at] = v1;
+    tensor[2u * p.plane + at] = v2;
   }
 }`;
 
-/** The buffers of one input size, made at its first run and kept while runs keep that size. */
-interface SizeBuffers {
+/** The buffers of one batch shape (pictures × size), made at its first run and kept for later ones. */
+interface ShapeBuffers {
   key: string;
   rgb: GpuBuffer;
   tensor: GpuBuffer;
@@ -90,16 +98,19 @@ interface SizeBuffers {
   bindGroup: unknown;
   groups: [number, number];
   feed: Ort.Tensor;
-  /** The picture's bytes as written when they cannot go up as they are: padded to WebGPU's 4-byte write granularity. */
+  /** The pictures' bytes as written when they cannot go up as they are: padded to WebGPU's 4-byte write granularity. */
   staging?: Uint8Array;
   stagingBytes: number;
-  /** Whether a run's bytes go up as they are (a whole number of 4-byte words, in unshared memory). */
+  /** Whether a picture's bytes go up as they are (a whole number of 4-byte words, in unshared memory). */
   direct: (rgb: Uint8Array) => boolean;
 }
 
+/** Batch shapes kept at once: a busy service alternates between a few (one picture, a full batch). */
+const KEPT_SHAPES = 4;
+
 export interface WebGpuIo {
-  /** RGB bytes at `width` × `height` in; the card's output values back on the CPU. */
-  run(rgb: Uint8Array, height: number, width: number): Promise<Float32Array>;
+  /** RGB bytes at `width` × `height` in, one picture after another; each one's output values back on the CPU. */
+  run(pictures: readonly Uint8Array[], height: number, width: number): Promise<Float32Array[]>;
   dispose(): void;
 }
 
@@ -116,31 +127,38 @@ export async function createWebGpuIo(ort: typeof Ort, session: Ort.InferenceSess
   const device = (await ort.env.webgpu.device) as unknown as GpuDevice | undefined;
   if (!device?.createComputePipeline) throw new Error("onnxruntime-web offers no WebGPU device");
   const pipeline = device.createComputePipeline({ layout: "auto", compute: { module: device.createShaderModule({ code: SHADER }), entryPoint: "main" } });
-  let sized: SizeBuffers | undefined;
+  // Most recently used last.
+  const shapes: ShapeBuffers[] = [];
   let readBack: GpuBuffer | undefined;
 
-  const release = (b: SizeBuffers) => {
+  const release = (b: ShapeBuffers) => {
     b.feed.dispose();
     for (const buf of [b.rgb, b.tensor, b.params]) buf.destroy();
   };
 
-  const buffersFor = (height: number, width: number): SizeBuffers => {
-    const key = `${width}x${height}`;
-    if (sized?.key === key) return sized;
-    if (sized) release(sized);
+  const buffersFor = (pictures: number, height: number, width: number): ShapeBuffers => {
+    const key = `${pictures}x${width}x${height}`;
+    const at = shapes.findIndex((b) => b.key === key);
+    if (at >= 0) {
+      const found = shapes.splice(at, 1)[0]!;
+      shapes.push(found);
+      return found;
+    }
+    if (shapes.length >= KEPT_SHAPES) release(shapes.shift()!);
     const plane = width * height;
-    const rgbBytes = Math.ceil((plane * 3) / 4) * 4;
+    const total = pictures * plane;
+    const rgbBytes = Math.ceil((total * 3) / 4) * 4;
     const rgb = device.createBuffer({ size: rgbBytes, usage: STORAGE | COPY_DST });
-    const tensor = device.createBuffer({ size: plane * 3 * 4, usage: STORAGE | COPY_SRC | COPY_DST });
+    const tensor = device.createBuffer({ size: total * 3 * 4, usage: STORAGE | COPY_SRC | COPY_DST });
     const params = device.createBuffer({ size: 64, usage: UNIFORM | COPY_DST });
-    const total = Math.ceil(plane / WORKGROUP);
-    const groups: [number, number] = total <= MAX_GROUPS_X ? [total, 1] : [MAX_GROUPS_X, Math.ceil(total / MAX_GROUPS_X)];
+    const groupCount = Math.ceil(total / WORKGROUP);
+    const groups: [number, number] = groupCount <= MAX_GROUPS_X ? [groupCount, 1] : [MAX_GROUPS_X, Math.ceil(groupCount / MAX_GROUPS_X)];
     const bindGroup = device.createBindGroup({
       layout: pipeline.getBindGroupLayout(0),
       entries: [rgb, tensor, params].map((buffer, binding) => ({ binding, resource: { buffer } })),
     });
-    const feed = ort.Tensor.fromGpuBuffer(tensor as never, { dataType: "float32", dims: inputDims(model, height, width) });
-    sized = {
+    const feed = ort.Tensor.fromGpuBuffer(tensor as never, { dataType: "float32", dims: inputDims(model, height, width, pictures) });
+    const made: ShapeBuffers = {
       key,
       rgb,
       tensor,
@@ -151,22 +169,25 @@ export async function createWebGpuIo(ort: typeof Ort, session: Ort.InferenceSess
       stagingBytes: rgbBytes,
       // A view of shared memory (the pipeline's band arena) is copied first: WebGPU
       // implementations differ on whether writeBuffer takes one.
-      direct: (bytes) => rgbBytes === plane * 3 && !(bytes.buffer instanceof SharedArrayBuffer),
+      direct: (bytes) => (plane * 3) % 4 === 0 && !(bytes.buffer instanceof SharedArrayBuffer),
     };
-    return sized;
+    shapes.push(made);
+    return made;
   };
 
   return {
-    async run(rgb, height, width) {
-      const b = buffersFor(height, width);
-      device.queue.writeBuffer(b.params, 0, paramsFor(model, rgb, width * height, b.groups[0]));
-      let upload = rgb;
-      if (!b.direct(rgb)) {
+    async run(pictures, height, width) {
+      const n = pictures.length;
+      const plane = width * height;
+      const b = buffersFor(n, height, width);
+      device.queue.writeBuffer(b.params, 0, paramsFor(model, pictures[0]!, plane, n * plane, b.groups[0]));
+      if (pictures.every((p) => b.direct(p))) {
+        pictures.forEach((p, k) => device.queue.writeBuffer(b.rgb, k * plane * 3, p));
+      } else {
         b.staging ??= new Uint8Array(b.stagingBytes);
-        b.staging.set(rgb);
-        upload = b.staging;
+        pictures.forEach((p, k) => b.staging!.set(p, k * plane * 3));
+        device.queue.writeBuffer(b.rgb, 0, b.staging);
       }
-      device.queue.writeBuffer(b.rgb, 0, upload);
       const enc = device.createCommandEncoder();
       const pass = enc.beginComputePass();
       pass.setPipeline(pipeline);
@@ -179,9 +200,10 @@ export async function createWebGpuIo(ort: typeof Ort, session: Ort.InferenceSess
       const tensor = out[model.outputName];
       if (!tensor) throw new Error(`model returned no "${model.outputName}"`);
       try {
+        const each = (all: Float32Array) => pictures.map((_, k) => all.subarray(k * plane, (k + 1) * plane));
         // An output left on the CPU after all (another runtime's choice), or not float32, is
         // read by ORT as the CPU-tensor feed reads it.
-        if (tensor.location !== "gpu-buffer" || tensor.type !== "float32") return Float32Array.from((await tensor.getData()) as ArrayLike<number>);
+        if (tensor.location !== "gpu-buffer" || tensor.type !== "float32") return each(Float32Array.from((await tensor.getData()) as ArrayLike<number>));
         const bytes = tensor.size * 4;
         if (!readBack || readBack.size < bytes) {
           readBack?.destroy();
@@ -192,7 +214,7 @@ export async function createWebGpuIo(ort: typeof Ort, session: Ort.InferenceSess
         device.queue.submit([copy.finish()]);
         await readBack.mapAsync(MAP_MODE_READ);
         try {
-          return new Float32Array(readBack.getMappedRange().slice(0, bytes));
+          return each(new Float32Array(readBack.getMappedRange().slice(0, bytes)));
         } finally {
           readBack.unmap();
         }
@@ -201,21 +223,24 @@ export async function createWebGpuIo(ort: typeof Ort, session: Ort.InferenceSess
       }
     },
     dispose() {
-      if (sized) release(sized);
-      sized = undefined;
+      for (const b of shapes.splice(0)) release(b);
       readBack?.destroy();
       readBack = undefined;
     },
   };
 }
 
-/** The shader's uniforms: the plane, the layout, the channel order and each channel's a and b. */
-function paramsFor(model: BoundModel, rgb: Uint8Array, plane: number, rowGroups: number): Uint8Array {
+/**
+ * The shader's uniforms: the plane, the layout, the channel order, the batch's pixel count and
+ * each channel's a and b. A card whose scale reads the picture ("max") is fed one picture a
+ * run (the session never batches it), so one divisor serves the batch.
+ */
+function paramsFor(model: BoundModel, rgb: Uint8Array, plane: number, total: number, rowGroups: number): Uint8Array {
   const buf = new ArrayBuffer(64);
   const u = new Uint32Array(buf, 0, 8);
   const f = new Float32Array(buf, 32, 8);
   const bgr = (model.channels ?? CARD_DEFAULTS.channels) === "BGR";
-  u.set([plane, model.layout === "NHWC" ? 1 : 0, rowGroups, ...(bgr ? [2, 1, 0] : [0, 1, 2])]);
+  u.set([plane, model.layout === "NHWC" ? 1 : 0, rowGroups, ...(bgr ? [2, 1, 0] : [0, 1, 2]), total]);
   const divisor = inputDivisor(rgb, model.scale);
   for (let c = 0; c < 3; c++) {
     f[c] = 1 / (divisor * model.std[c]!);

@@ -1,5 +1,6 @@
 // Messages between the pool (pool.ts) and a worker (worker-host.ts). Workers start at
 // worker-bootstrap.mjs, which receives a WorkerEnvelope and imports the real entry.
+import type { MessagePort } from "node:worker_threads";
 
 export interface WorkerEnvelope {
   /** URL of the worker's entry module (may be .ts; the bootstrap makes that loadable). */
@@ -8,8 +9,8 @@ export interface WorkerEnvelope {
   data: unknown;
 }
 
-/** What may be moved instead of copied with a message: buffers (image bytes, masks). */
-export type TransferList = readonly ArrayBuffer[];
+/** What may be moved instead of copied with a message: buffers (image bytes, masks), and ports between our threads. */
+export type TransferList = readonly (ArrayBuffer | MessagePort)[];
 
 export interface WireError {
   message: string;

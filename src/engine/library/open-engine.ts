@@ -1,7 +1,9 @@
 // The one way to build a removal engine, for the library, the CLI and the service: find
 // (or assemble) the model and runtime, resolve the model, then either a pool of worker
-// threads (each with its own session running the whole pipeline) or, for workers
-// = 0, one session in the calling thread.
+// threads (each with its own session running the whole pipeline), for workers = 0 one
+// session in the calling thread, or on a GPU one session in a thread of its own shared by
+// pipeline workers (gpu-engine.ts). `auto` on a hardware GPU starts on WebAssembly and hands
+// over to the GPU once it is warm (gpu-handover.ts).
 import { join } from "node:path";
 import { locateAssets } from "../assets/locate.ts";
 import { PACKAGE_MODELS_DIR, PACKAGE_WASM_DIR } from "../assets/paths.ts";
@@ -11,13 +13,15 @@ import { InferenceError, messageOf } from "../inference/errors.ts";
 import { bindCard } from "../inference/graph-contract.ts";
 import { loadManifest } from "../inference/manifest.ts";
 import { modelForBackend } from "../inference/gpu-form.ts";
-import { hasWebGpu } from "../inference/backend-ort-web.ts";
+import { diagnoseGpu, requestAdapterFacts, summarizeDiagnosis, type GpuAdapterFacts, type GpuDiagnosisSummary } from "../inference/gpu-doctor.ts";
+import { hasWebGpu, WEBGPU_WASM_THREADS } from "../inference/backend-ort-web.ts";
 import type { BoundModel, ModelCard } from "../inference/model-card.ts";
 import { isModelMismatch } from "../inference/model-bytes.ts";
 import { createMaskSession, type BackendChoice } from "../inference/session.ts";
 import { createEngine, type Engine } from "../pipeline/engine.ts";
+import { createGpuEngine, gpuPipelineShape } from "../pipeline/gpu-engine.ts";
 import { createInlineEngine } from "../pipeline/inline-engine.ts";
-import { startingOrFallingBack, withGpuFallback } from "./gpu-fallback.ts";
+import { handingOverToGpu } from "./gpu-handover.ts";
 
 /** The model an engine runs when none is named (the service applies it to an unset MODEL). */
 export { DEFAULT_MODEL } from "../inference/default-model.ts";
@@ -36,8 +40,8 @@ export interface EngineSettings {
   stubDelayMs?: number;
   /** The service's: see EngineOptions.collectCallingThread (src/engine/pipeline/engine.ts). */
   collectCallingThread?: boolean;
-  /** The service's: see EngineOptions.warmUpOnGpu. */
-  warmUpOnGpu?: boolean;
+  /** On a GPU: pipeline workers sharing its session (default gpuPipelineShape's). */
+  gpuWorkers?: number;
 }
 
 /**
@@ -48,19 +52,35 @@ export interface EngineSettings {
  * it here first and rebuilds it when damaged (openReadyEngine's second try).
  */
 export async function openEngine(s: EngineSettings, modelCheck: "sha256" | "size" = "size"): Promise<Engine> {
-  const gpuForm = await chooseModel(s);
-  if (gpuForm === s.model) return openModel(s, modelCheck, false);
-  // auto's GPU form runs on the GPU or not at all: on WebAssembly it is slower than the
-  // model it stands for (float against int8 kernels). If it does not start there, whether
-  // while opening or while its worker starts, the engine is the model asked for on the CPU.
+  // Under auto the host's GPU is looked at once: the adapter chooses the model, and what was
+  // found (or why a GPU present goes unused) is in the engine's state, /readyz and the log.
+  const host = s.backend === "auto" && s.workers > 0 ? await lookAtGpu() : undefined;
+  const gpuForm = await chooseModel(s, host?.adapter ?? null);
+  const engine = gpuForm === s.model ? await openModel(s, modelCheck, false) : await handOver(s, gpuForm, modelCheck);
+  if (!host) return engine;
+  const state = engine.state.bind(engine);
+  engine.state = () => ({ ...state(), gpu: host.summary });
+  return engine;
+}
+
+/**
+ * auto's GPU form runs on the GPU or not at all: on WebAssembly it is slower than the model
+ * it stands for (float against int8 kernels). The model asked for serves on the CPU while it
+ * starts, and again if it does not start or stops.
+ */
+async function handOver(s: EngineSettings, gpuForm: string, modelCheck: "sha256" | "size"): Promise<Engine> {
   const onCpu = () => openModel({ ...s, backend: "wasm" }, modelCheck, false);
-  let gpu: Engine;
-  try {
-    gpu = await openModel({ ...s, model: gpuForm }, modelCheck, true);
-  } catch (err) {
-    return withGpuFallback(await onCpu(), messageOf(err));
-  }
-  return startingOrFallingBack(gpu, onCpu);
+  return handingOverToGpu({
+    cpu: await onCpu(),
+    startGpu: () => openModel({ ...s, model: gpuForm }, modelCheck, true),
+    reopenCpu: onCpu,
+  });
+}
+
+/** The adapter (where the runtime has WebGPU) and the diagnosis of this host's GPU (gpu-doctor.ts). */
+async function lookAtGpu(): Promise<{ adapter: GpuAdapterFacts | null; summary: GpuDiagnosisSummary }> {
+  const asked = hasWebGpu() ? await requestAdapterFacts() : { adapter: null };
+  return { adapter: asked.adapter, summary: summarizeDiagnosis(await diagnoseGpu({ adapter: asked.adapter })) };
 }
 
 async function openModel(s: EngineSettings, modelCheck: "sha256" | "size", gpuForm: boolean): Promise<Engine> {
@@ -77,27 +97,37 @@ async function openModel(s: EngineSettings, modelCheck: "sha256" | "size", gpuFo
     wasmDir: dirs.wasmDir,
     stubDelayMs: s.stubDelayMs,
   };
-  // One WebGPU session per process (one GPU): sessions of their own would each hold the
-  // model's weights on the GPU and take turns on it anyway; the pool's queue in front of
-  // the one worker orders the jobs. auto's GPU form always runs there.
+  // On a GPU one session per process, in a thread of its own, shared by pipeline workers
+  // (gpu-engine.ts); workers = 0 keeps it in the calling thread. auto's GPU form always runs there.
   const onGpu = session.backend === "webgpu";
-  const workers = onGpu ? Math.min(s.workers, 1) : s.workers;
   const engine =
-    workers === 0
+    s.workers === 0
       ? createInlineEngine(await createMaskSession(session))
-      : createEngine({ poolSize: workers, session, collectCallingThread: s.collectCallingThread, warmUpOnGpu: s.warmUpOnGpu });
-  // Which model runs (the GPU form, when auto chose it) is part of the engine's state.
+      : onGpu
+        ? createGpuEngine({ session: { ...session, threads: WEBGPU_WASM_THREADS }, ...gpuPipelineShape(undefined, s.gpuWorkers), collectCallingThread: s.collectCallingThread })
+        : createEngine({ poolSize: s.workers, session, collectCallingThread: s.collectCallingThread });
+  // Which model runs (the GPU form, when auto chose it) is part of the engine's state and of
+  // each result (X-PD-Model names the model that made that cut-out, also while auto hands over).
   const state = engine.state.bind(engine);
+  const run = engine.run.bind(engine);
   engine.state = () => ({ ...state(), model: model.name, ...(gpuForm ? { gpuForm } : {}) });
+  engine.run = async (job, signal) => {
+    const result = await run(job, signal);
+    return result.ok ? { ...result, model: model.name } : result;
+  };
   return engine;
 }
 
-/** `auto` on a hardware GPU runs a packaged model's GPU form instead (src/engine/inference/gpu-form.ts). */
-async function chooseModel(s: EngineSettings): Promise<string> {
-  // Without WebGPU (Node) there is no GPU form to choose: the manifest is not read for it.
-  if (s.backend !== "auto" || s.modelsDir || !hasWebGpu()) return s.model;
+/**
+ * `auto` on a hardware GPU runs a packaged model's GPU form instead (src/engine/inference/gpu-form.ts),
+ * in worker threads: with workers = 0 (the CLI's one-file call) the model asked for runs on the
+ * CPU, whose first cut-out comes before a GPU session would be warm.
+ */
+async function chooseModel(s: EngineSettings, adapter: GpuAdapterFacts | null): Promise<string> {
+  // Without a hardware adapter (Node, a software one) there is no GPU form to choose: the manifest is not read for it.
+  if (s.backend !== "auto" || s.modelsDir || s.workers === 0 || !adapter || adapter.software) return s.model;
   const loaded = await loadManifest(join(PACKAGE_MODELS_DIR, "manifest.json"));
-  return loaded.ok ? modelForBackend(loaded.manifest, s.model, s.backend) : s.model;
+  return loaded.ok ? modelForBackend(loaded.manifest, s.model, s.backend, async () => adapter) : s.model;
 }
 
 /**

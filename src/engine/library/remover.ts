@@ -21,10 +21,19 @@ export type Cutout = Pick<PipelineOk, "png" | "width" | "height" | "foreground" 
 export interface Remover {
   /** Rejects with ImageError for an image the API would refuse; the remover stays usable. */
   remove(input: ImageInput, options?: RemoveOptions): Promise<Cutout>;
-  /** Which backend runs the model: "wasm", "webgpu" or "native". */
+  /**
+   * Which backend runs the model now: "wasm", "webgpu" or "native". Under backend "auto" on a
+   * GPU host it is "wasm" until the GPU is warm, then "webgpu" (whenSettled).
+   */
   readonly backend: string;
-  /** Which model runs, by manifest name: under backend "auto" on a GPU, the GPU form of the one asked for. */
+  /** Which model runs now, by manifest name: under backend "auto" on a GPU, the GPU form of the one asked for once the GPU runs. */
   readonly model: string;
+  /**
+   * Resolves once the remover runs on its final backend: under backend "auto" on a GPU host,
+   * when the GPU has taken the jobs over from WebAssembly (or gave way to it); at once elsewhere.
+   * remove() never waits for it.
+   */
+  whenSettled(): Promise<void>;
   /** Ends the workers and sessions; later remove() calls reject. Safe to call twice. */
   dispose(): Promise<void>;
   [Symbol.asyncDispose](): Promise<void>;
@@ -35,7 +44,8 @@ const asyncDispose: typeof Symbol.asyncDispose = Symbol.asyncDispose ?? (Symbol.
 
 /**
  * Builds the engine and waits until its sessions have started (about a second; the model
- * loads once). No inference runs before the first remove().
+ * loads once). No inference runs before the first remove(), but on a GPU host with backend
+ * "auto", where the GPU's session starts and warms up in the background (whenSettled).
  */
 export async function createRemover(options?: RemoverOptions): Promise<Remover> {
   const choice = readRemoverOptions(options);
@@ -50,8 +60,15 @@ function wrapEngine(engine: Engine): Remover {
     await engine.dispose();
   };
   return {
-    backend: engine.state().backend ?? "unknown",
-    model: engine.state().model ?? "unknown",
+    get backend() {
+      return engine.state().backend ?? "unknown";
+    },
+    get model() {
+      return engine.state().model ?? "unknown";
+    },
+    whenSettled: async () => {
+      await engine.settled?.();
+    },
     async remove(input, options) {
       const opts = readRemoveOptions(options);
       if (disposed) throw new InferenceError("shutting_down", "the remover is disposed");

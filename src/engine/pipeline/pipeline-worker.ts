@@ -3,6 +3,7 @@
 // HTTP event loop.
 import { serveWorker } from "../inference/worker-host.ts";
 import { createMaskSession, type MaskSession } from "../inference/session.ts";
+import { remoteMaskSession } from "../inference/remote-session.ts";
 import { runPipeline, type PipelineJob, type PipelineResult } from "./pipeline.ts";
 import type { PipelineWorkerInfo, WorkerSettings } from "./engine.ts";
 import { startThreadBands, type ThreadBands } from "./pipeline-bands.ts";
@@ -28,15 +29,6 @@ function collectAfterJob(): void {
   exposedGc()?.();
 }
 
-/** Two runs of a mid-grey picture at the model's own size; the second one's milliseconds. */
-async function warmUp(s: MaskSession): Promise<number> {
-  const grey = new Uint8Array(s.inputSize.width * s.inputSize.height * 3).fill(128);
-  await s.run(grey);
-  const t0 = performance.now();
-  await s.run(grey);
-  return performance.now() - t0;
-}
-
 /** What is kept for the next large job: the decoders' instances, the band arena and the input tensor; then one collection. */
 function releaseWhenIdle(): void {
   garbage = kept = false;
@@ -47,18 +39,16 @@ function releaseWhenIdle(): void {
 }
 
 serveWorker<WorkerSettings, PipelineJob, PipelineResult, PipelineWorkerInfo>({
-  init: async ({ warmUpOnGpu, ...settings }) => {
+  init: async ({ sessionPort, ...settings }) => {
     // Helpers start while the session loads; without them the bands run on this thread.
     const helpers = startThreadBands(settings.threads - 1);
-    session = await createMaskSession(settings);
-    bands = await helpers;
-    // On the CPU no warm-up run: the first job pays what a first run costs beyond later
+    // No warm-up run here: on the CPU the first job pays what a first run costs beyond later
     // ones (the runtime's heap growing to its working size, about 1 s on the 2-core
     // machine) instead of every start paying a whole inference nobody asked for
-    // (docs/MODEL.md, "Memory"). On a GPU the first run compiles every kernel's shaders;
-    // the service has those compiled before it takes a job (docs/DECISIONS.md).
-    const warmRunMs = warmUpOnGpu && session.backend === "webgpu" ? await warmUp(session) : undefined;
-    return { backend: session.backend, bandHelpers: bands ? bands.parts - 1 : 0, warmRunMs };
+    // (docs/MODEL.md, "Memory"). A shared GPU session warms up in its own thread.
+    session = sessionPort ? remoteMaskSession(sessionPort, settings.model) : await createMaskSession(settings);
+    bands = await helpers;
+    return { backend: session.backend, bandHelpers: bands ? bands.parts - 1 : 0 };
   },
   handle: async (job) => {
     if (!session) throw new Error("worker used before init");

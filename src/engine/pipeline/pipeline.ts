@@ -77,6 +77,8 @@ export interface PipelineOk {
   timings: StageTimings;
   /** What the model was fed (src/engine/inference/input-side.ts). */
   modelInput: { width: number; height: number };
+  /** The manifest name of the model that made the mask, where the engine knows it (open-engine.ts). */
+  model?: string;
 }
 
 /** An input problem found while decoding: the client's fault, answered as 400. */
