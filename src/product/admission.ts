@@ -227,8 +227,11 @@ export function createAdmission(opts: AdmissionOptions): Admission {
       capacity = poolSize + opts.queueMax;
       testCap = testShareOf(capacity, opts.testSharePercent ?? 50);
       if (Number.isFinite(jobMs) && jobMs > 0) {
-        avgJobMs = jobMs;
-        measured = false;
+        // Both tiers start again from it: what was measured was another engine's.
+        for (const e of Object.values(estimate)) {
+          e.ms = jobMs;
+          e.measured = false;
+        }
       }
       pump();
     },
