@@ -15,6 +15,7 @@ if (dir) {
       ["onnxruntime-web", "ort"],
       ["ort-wasm", "ort"],
       ["ort.", "ort"],
+      ["codec-jpeg-turbo", "jpeg-turbo"],
       ["@jsquash/jpeg", "jsquash-jpeg"],
       ["@jsquash/webp", "jsquash-webp"],
       ["@jsquash/png", "jsquash-png"],

@@ -1,4 +1,4 @@
-// npm run bench:memory [-- [--gc] models...]: where a worker's memory goes after one 12 MP call,
+// npm run bench:memory [-- [--gc] [--size preview|full] models...]: where a worker's memory goes after one 12 MP call,
 // in the service's configuration (one pool worker, a thread per core). Each model runs in
 // a fresh, nice'd process with bench/memory-hook.mjs preloaded into every thread; the
 // table shows process RSS and, per thread, the JS heap, external memory and each
@@ -14,6 +14,8 @@ import { DEFAULT_MODEL } from "../src/engine/inference/default-model.ts";
 const args = process.argv.slice(2);
 // --gc: a full collection in every thread before each snapshot (what is held, not garbage).
 const gc = args.includes("--gc");
+const sizeAt = args.indexOf("--size");
+const size = sizeAt >= 0 ? args.splice(sizeAt, 2)[1]! : "full";
 const named = args.filter((a) => !a.startsWith("--"));
 const models = named.length ? named : [DEFAULT_MODEL, "small", "int8", "medium"];
 const mib = (n: number) => `${(n / 2 ** 20).toFixed(0)} MiB`;
@@ -23,7 +25,7 @@ const work = mkdtempSync(join(tmpdir(), "pixeldrop-memory-"));
 const [big] = await benchInputs();
 const inputPath = join(work, "input.jpg");
 writeFileSync(inputPath, big!.bytes);
-console.log(`bench:memory  ${new Date().toISOString()}  ${cpus().length} cores (${cpus()[0]?.model})  node ${process.version}  input ${big!.width}x${big!.height} JPEG${gc ? "  (--gc: collected before each snapshot)" : ""}`);
+console.log(`bench:memory  ${new Date().toISOString()}  ${cpus().length} cores (${cpus()[0]?.model})  node ${process.version}  input ${big!.width}x${big!.height} JPEG, ${size} tier${gc ? "  (--gc: collected before each snapshot)" : ""}`);
 
 for (const model of models) {
   const dir = join(work, model);
@@ -32,7 +34,7 @@ for (const model of models) {
   const out = join(dir, "result.json");
   const child = spawnSync(
     "nice",
-    ["-n", "10", process.execPath, ...(gc ? ["--expose-gc"] : []), "--import", "tsx", "--import", here("./memory-hook.mjs"), here("./memory-child.ts"), model, inputPath, out],
+    ["-n", "10", process.execPath, ...(gc ? ["--expose-gc"] : []), "--import", "tsx", "--import", here("./memory-hook.mjs"), here("./memory-child.ts"), model, inputPath, out, size],
     { env: { ...process.env, MEMORY_BENCH_DIR: dir, MEMORY_BENCH_GC: gc ? "1" : "0" }, stdio: ["ignore", "inherit", "inherit"] },
   );
   if (child.status !== 0) {
@@ -40,7 +42,7 @@ for (const model of models) {
     continue;
   }
   const r = JSON.parse(readFileSync(out, "utf8"));
-  console.log(`\n## ${model}: RSS before ${mib(r.rssBefore)}, after createRemover ${mib(r.rssCreated)}, after one remove ${mib(r.rssAfter)}, sampled peak ${mib(r.peakRss)}; create ${(r.createMs / 1000).toFixed(1)} s, remove ${(r.removeMs / 1000).toFixed(1)} s`);
+  console.log(`\n## ${model}: RSS before ${mib(r.rssBefore)}, after createRemover ${mib(r.rssCreated)}, after one remove ${mib(r.rssAfter)}, sampled peak ${mib(r.peakRss)}, high-water mark ${mib(r.maxRss)}; create ${(r.createMs / 1000).toFixed(1)} s, remove ${(r.removeMs / 1000).toFixed(1)} s`);
   console.log("| thread | JS heap used (peak) | external (peak) | arrayBuffers | wasm memories |");
   console.log("|---|---|---|---|---|");
   const threads = readdirSync(dir)

@@ -4,8 +4,14 @@
 // load than npm run bench's; used to compare a change's before and after in one sitting
 // (run it from each checkout in turn). Prints medians of the stage timings, ms.
 //
-//   node --import tsx bench/pipeline-stages.ts [--runs 7] [--size full|preview] [--helpers 1]
+// --overlap: the full tier with the real model (WebAssembly, a thread per core) in the
+// run, alternating the plain path with the full-size decode beside the model's run
+// (PipelineJob.overlapDecode): whether that overlap pays when the model and the decode
+// share the CPU's cores. The PNGs must be the same bytes in both shapes here too.
+//
+//   node --import tsx bench/pipeline-stages.ts [--runs 7] [--size full|preview] [--helpers 1] [--overlap]
 import { fileURLToPath } from "node:url";
+import { availableParallelism } from "node:os";
 import { benchInputs } from "./inputs.ts";
 import { loadNote } from "./imaging-timing.ts";
 import { decodeImage, applyOrientation, resizeToRGB } from "../src/engine/imaging/index.ts";
@@ -23,6 +29,7 @@ const arg = (name: string, def: string) => {
   return i >= 0 ? process.argv[i + 1] : def;
 };
 const runs = Number(arg("runs", "7"));
+const overlap = process.argv.includes("--overlap");
 const size = arg("size", "full") as "full" | "preview";
 const root = fileURLToPath(new URL("../", import.meta.url));
 
@@ -31,11 +38,12 @@ const decoded = await decodeImage(input.bytes);
 if (!decoded.ok) throw new Error(decoded.title);
 const resolved = await resolveModel({ model: DEFAULT_MODEL, modelsDir: `${root}models` });
 if (!resolved.ok) throw new Error(resolved.title);
-const opts = { model: resolved.entry, modelPath: resolved.path, threads: 2, wasmDir: `${root}wasm` };
-const real = await createMaskSession({ ...opts, backend: "native" }).catch(() => createMaskSession({ ...opts, backend: "wasm" }));
+const opts = { model: resolved.entry, modelPath: resolved.path, threads: availableParallelism(), wasmDir: `${root}wasm` };
+// --overlap measures WebAssembly, whose run shares the cores with the decode beside it.
+const real = overlap ? await createMaskSession({ ...opts, backend: "wasm" }) : await createMaskSession({ ...opts, backend: "native" }).catch(() => createMaskSession({ ...opts, backend: "wasm" }));
 const upright = applyOrientation(decoded.image, decoded.header.orientation);
 const mask = await real.run(resizeToRGB(upright, real.inputSize.width, real.inputSize.height));
-await real.dispose();
+if (!overlap) await real.dispose();
 
 const replay: MaskSession = { backend: "stub", inputSize: real.inputSize, run: async () => mask.slice(), dispose: async () => {} };
 // Each round runs the pipeline with every band on this thread, then with `--helpers`
@@ -44,12 +52,16 @@ const replay: MaskSession = { backend: "stub", inputSize: real.inputSize, run: a
 const helpers = Number(arg("helpers", "1"));
 const threaded = await startThreadBands(helpers);
 if (!threaded) throw new Error("band helpers did not start");
-const shapes: Array<[string, RowBands]> = [["1 thread", inlineBands], [`1 + ${helpers} helper${helpers === 1 ? "" : "s"}`, threaded]];
+const withHelpers = `1 + ${helpers} helper${helpers === 1 ? "" : "s"}`;
+const shapes: Array<[string, RowBands, boolean?]> = overlap
+  ? [[`${withHelpers}, plain`, threaded, false], [`${withHelpers}, decode beside the model`, threaded, true]]
+  : [["1 thread", inlineBands], [withHelpers, threaded]];
+const session = overlap ? real : replay;
 const all: Record<string, Record<string, number[]>> = {};
 const digests = new Set<string>();
 for (let i = 0; i <= runs; i++) {
-  for (const [name, bands] of shapes) {
-    const r = await runPipeline({ image: input.bytes, size, semitransparency: true }, replay, bands);
+  for (const [name, bands, overlapDecode] of shapes) {
+    const r = await runPipeline({ image: input.bytes, size, semitransparency: true, overlapDecode }, session, bands);
     if (!r.ok) throw new Error(r.title);
     digests.add(createHash("sha256").update(r.png).digest("hex"));
     if (i === 0) continue; // warms this input's code paths
@@ -58,7 +70,8 @@ for (let i = 0; i <= runs; i++) {
   }
 }
 await threaded.dispose();
-console.log(`pipeline-stages (${size}, the model replaced by its saved mask, ${runs} runs): ${loadNote()}`);
+if (overlap) await real.dispose();
+console.log(`pipeline-stages (${size}, ${overlap ? "the real model on WebAssembly" : "the model replaced by its saved mask"}, ${runs} runs): ${loadNote()}`);
 for (const [name, stats] of Object.entries(all)) {
   console.log(`${name.padEnd(14)} ${Object.entries(stats).map(([k, v]) => `${k} ${Math.round(median(v))}`).join(", ")}`);
 }

@@ -5,7 +5,7 @@
 // when the load changes; bench/inference-bare.ts measures bare inference on its own).
 // Beside each row, the library's remove() on the same input and tier, and its ratio to the
 // service's end-to-end time. Medians of --runs warm runs (default 5). Each backend runs in its own child process
-// (ORT-web fixes its thread count per process). Under the table, the three target ratios
+// (ORT-web fixes its thread count per process). Under the table, the target ratios
 // against their targets (bench/targets.ts), all from this one run, each the median of the
 // requests' own ratios to the bare run before them.
 //

@@ -39,7 +39,7 @@ prepare() {
     # JavaScript; the other builds (jsep, jspi, webgl, all) are never loaded by the engine.
     find node_modules/onnxruntime-web -type f ! -name '*.map' ! -name '*.d.ts' ! -path '*/lib/*' \
       ! -name '*jsep*' ! -name '*jspi*' ! -name 'ort.all*' ! -name 'ort.webgl*' ! -name 'ort.js' ! -name 'ort.mjs' ! -name 'ort.min.js'
-    for pkg in onnxruntime-common zod imagescript @jsquash/jpeg @jsquash/webp @jsquash/png; do
+    for pkg in onnxruntime-common zod imagescript @cwasm/jpeg-turbo @jsquash/webp @jsquash/png; do
       find "node_modules/$pkg" -type f ! -name '*.map' ! -name '*.d.ts' ! -name '*.d.cts' ! -name '*.d.mts'
     done
   } >"$list"

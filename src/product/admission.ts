@@ -9,10 +9,15 @@
 // The time per job is the workers' own service time (what the pipeline reports as
 // processingMs), never the time a job spent waiting for a worker: after a burst the
 // waits are minutes long, and counting them made an idle service refuse everything.
+// It is kept per tier: a preview decodes and composes a fraction of the pixels of a
+// full-size cut-out (a reduced-scale JPEG decode, src/engine/pipeline/pipeline.ts), so on a
+// GPU host it takes about half the time of a full one; one average for both would
+// refuse previews that fit and admit full-size jobs that do not.
 import { fail, type Failure } from "../http/api-error.ts";
 import { RETRY_AFTER_MAX_S, retryAfterSeconds } from "../http/retry-after.ts";
 import { testShareOf, type CallClass } from "../limits/test-share.ts";
 import { forecast, pickClass, type QueuedJob } from "./schedule.ts";
+import type { Tier } from "../contract/tiers.ts";
 
 export interface AdmissionOptions {
   poolSize: number;
@@ -48,11 +53,15 @@ export interface AdmissionStats {
   queuedLive: number;
   queuedTest: number;
   running: number;
+  /** The estimate of a full-size job, the larger of the two. */
   avgJobMs: number;
+  /** The estimate of each tier's job. */
+  jobMsByTier: Record<Tier, number>;
 }
 
 export interface Admission {
-  admit(key: string, deadlineMs: number, kind?: CallClass): { ok: true; ticket: Ticket } | Failure;
+  /** `tier`: what the job makes (default full), whose own measured time the forecast uses. */
+  admit(key: string, deadlineMs: number, kind?: CallClass, tier?: Tier): { ok: true; ticket: Ticket } | Failure;
   stats(): AdmissionStats;
   /**
    * Replaces the starting guess with a measured job time, unless real jobs
@@ -68,6 +77,7 @@ export interface Admission {
 }
 
 interface Job extends QueuedJob {
+  tier: Tier;
   key: string;
   deadline: number;
   startedAt?: number;
@@ -83,8 +93,18 @@ export function createAdmission(opts: AdmissionOptions): Admission {
   const testMaxWaitMs = opts.testMaxWaitMs ?? 30_000;
   const maxS = opts.maxRetryAfterS ?? RETRY_AFTER_MAX_S;
   const seconds = (ms: number) => retryAfterSeconds(ms, maxS);
-  let avgJobMs = opts.initialJobMs ?? 3000;
-  let measured = false;
+  // Per tier: the running estimate, and whether a real job of that tier has reported.
+  const estimate: Record<Tier, { ms: number; measured: boolean }> = {
+    preview: { ms: opts.initialJobMs ?? 3000, measured: false },
+    full: { ms: opts.initialJobMs ?? 3000, measured: false },
+  };
+  /** A tier's estimate; until one of its own jobs reports, the other tier's measured one if any. */
+  const jobMsOf = (tier: Tier): number => {
+    const own = estimate[tier];
+    const other = estimate[tier === "full" ? "preview" : "full"];
+    return own.measured || !other.measured ? own.ms : other.ms;
+  };
+  const jobMs = (j: Job) => jobMsOf(j.tier);
   const running = new Set<Job>();
   const queues: Record<CallClass, Job[]> = { live: [], test: [] };
   const perKey = new Map<string, Set<Job>>();
@@ -97,14 +117,14 @@ export function createAdmission(opts: AdmissionOptions): Admission {
     const freeAt: number[] = [];
     const ends = new Map<Job, number>();
     for (const j of running) {
-      const end = Math.max(t, (j.startedAt ?? t) + avgJobMs);
+      const end = Math.max(t, (j.startedAt ?? t) + jobMs(j));
       ends.set(j, end);
       freeAt.push(end);
     }
     while (freeAt.length < poolSize) freeAt.push(t);
     const live = extra?.kind === "live" ? [...queues.live, extra] : queues.live;
     const test = extra?.kind === "test" ? [...queues.test, extra] : queues.test;
-    for (const [j, end] of forecast(freeAt, live, test, avgJobMs, testMaxWaitMs).ends) ends.set(j, end);
+    for (const [j, end] of forecast(freeAt, live, test, jobMs, testMaxWaitMs).ends) ends.set(j, end);
     return ends;
   }
 
@@ -113,7 +133,7 @@ export function createAdmission(opts: AdmissionOptions): Admission {
     const ends = plan(t);
     let first = Infinity;
     for (const j of jobs) first = Math.min(first, ends.get(j) ?? Infinity);
-    return first === Infinity ? avgJobMs : first - t;
+    return first === Infinity ? jobMsOf("full") : first - t;
   }
 
   function release(job: Job): void {
@@ -144,7 +164,7 @@ export function createAdmission(opts: AdmissionOptions): Admission {
       const job = queues[kind].shift()!;
       if (job.deadline <= t) {
         release(job);
-        settle(job, fail("deadline_unreachable", "The request's deadline passed before a worker was free", seconds(avgJobMs)));
+        settle(job, fail("deadline_unreachable", "The request's deadline passed before a worker was free", seconds(jobMs(job))));
         continue;
       }
       job.startedAt = t;
@@ -154,7 +174,7 @@ export function createAdmission(opts: AdmissionOptions): Admission {
   }
 
   return {
-    admit(key, deadlineMs, kind = "live") {
+    admit(key, deadlineMs, kind = "live", tier = "full") {
       const t = opts.now();
       const mine = perKey.get(key);
       if (mine && mine.size >= opts.keyQueueMax) {
@@ -167,8 +187,8 @@ export function createAdmission(opts: AdmissionOptions): Admission {
         const tests = [...running, ...queues.test].filter((j) => j.kind === "test");
         return fail("queue_full", "Test keys may use only part of the processing queue; live keys go first", seconds(untilFirstEnd(t, tests)));
       }
-      const job: Job = { kind, key, deadline: deadlineMs, enqueuedAt: t };
-      const end = plan(t, job).get(job) ?? t + avgJobMs;
+      const job: Job = { kind, tier, key, deadline: deadlineMs, enqueuedAt: t };
+      const end = plan(t, job).get(job) ?? t + jobMs(job);
       if (end > deadlineMs) {
         // A request sent `end - deadline` later, with the same time budget, would fit.
         return fail("deadline_unreachable", "Processing could not finish before the request's deadline", seconds(end - deadlineMs));
@@ -187,8 +207,9 @@ export function createAdmission(opts: AdmissionOptions): Admission {
             release(job);
             if (ran && serviceMs !== undefined && Number.isFinite(serviceMs) && serviceMs > 0) {
               // Exponentially weighted so the estimate follows load and model changes.
-              avgJobMs = measured ? avgJobMs * 0.8 + serviceMs * 0.2 : serviceMs;
-              measured = true;
+              const e = estimate[job.tier];
+              e.ms = e.measured ? e.ms * 0.8 + serviceMs * 0.2 : serviceMs;
+              e.measured = true;
             }
             // A job given up while still queued (its caller left) never gets a turn.
             if (!job.turn) settle(job, fail("deadline_unreachable"));
@@ -197,16 +218,20 @@ export function createAdmission(opts: AdmissionOptions): Admission {
         },
       };
     },
-    calibrate(jobMs) {
-      if (!measured && Number.isFinite(jobMs) && jobMs > 0) avgJobMs = jobMs;
+    calibrate(ms) {
+      if (!Number.isFinite(ms) || ms <= 0) return;
+      for (const e of Object.values(estimate)) if (!e.measured) e.ms = ms;
     },
     retune(size, jobMs) {
       poolSize = Math.max(1, size);
       capacity = poolSize + opts.queueMax;
       testCap = testShareOf(capacity, opts.testSharePercent ?? 50);
       if (Number.isFinite(jobMs) && jobMs > 0) {
-        avgJobMs = jobMs;
-        measured = false;
+        // Both tiers start again from it: what was measured was another engine's.
+        for (const e of Object.values(estimate)) {
+          e.ms = jobMs;
+          e.measured = false;
+        }
       }
       pump();
     },
@@ -216,7 +241,8 @@ export function createAdmission(opts: AdmissionOptions): Admission {
       queuedLive: queues.live.length,
       queuedTest: queues.test.length,
       running: running.size,
-      avgJobMs: Math.round(avgJobMs),
+      avgJobMs: Math.round(Math.max(jobMsOf("full"), jobMsOf("preview"))),
+      jobMsByTier: { preview: Math.round(jobMsOf("preview")), full: Math.round(jobMsOf("full")) },
     }),
   };
 }

@@ -10,6 +10,7 @@ import type { Engine } from "../engine/pipeline/engine.ts";
 import type { JobRunner, ProductJob, ProductOutcome } from "./job.ts";
 import type { StageTimings } from "../engine/pipeline/pipeline.ts";
 import { startUpRemainingMs } from "./warm-up.ts";
+import { tierOfSize } from "../contract/tiers.ts";
 
 export interface ProductDeps {
   engine: Engine;
@@ -54,7 +55,7 @@ export function createJobRunner(deps: ProductDeps): JobRunner {
     const limit = checkPixelLimit(header);
     if (!limit.ok) return fail("invalid_parameter", limit.title);
 
-    const admitted = deps.admission.admit(job.queueKey, job.deadline, job.callClass);
+    const admitted = deps.admission.admit(job.queueKey, job.deadline, job.callClass, tierOfSize(job.size));
     if (!admitted.ok) return admitted;
     const queuedAt = deps.now();
     // The worker's own time, not the wait for it: this is what admission estimates with.

@@ -4,10 +4,13 @@
 // so test jobs cannot starve under a steady live load (their wait is bounded by
 // testMaxWaitMs plus the jobs already promoted ahead of them).
 import type { CallClass } from "../limits/test-share.ts";
+import type { Tier } from "../contract/tiers.ts";
 
 export interface QueuedJob {
   kind: CallClass;
   enqueuedAt: number;
+  /** What it makes: a preview costs less than a full-size cut-out (admission.ts keeps an estimate per tier). */
+  tier?: Tier;
 }
 
 /** Which queue the next free worker takes from at time `t`. */
@@ -25,7 +28,7 @@ export interface Forecast<J> {
 }
 
 /**
- * Plays the queue forward with every job taking `jobMs`: each worker is free at
+ * Plays the queue forward with each job taking `jobMs(job)`: each worker is free at
  * `freeAt` (now for an idle one, a running job's expected end otherwise), and the
  * next job by pickClass goes to the earliest free worker. Later arrivals are unknown,
  * so a test job's forecast assumes no more live jobs arrive.
@@ -34,7 +37,7 @@ export function forecast<J extends QueuedJob>(
   freeAt: number[],
   live: readonly J[],
   test: readonly J[],
-  jobMs: number,
+  jobMs: (job: J) => number,
   testMaxWaitMs: number,
 ): Forecast<J> {
   const free = [...freeAt].sort((a, b) => a - b);
@@ -47,7 +50,7 @@ export function forecast<J extends QueuedJob>(
     const kind = pickClass(l, x, t, testMaxWaitMs);
     if (!kind) break;
     const job = (kind === "live" ? l : x).shift()!;
-    const end = t + jobMs;
+    const end = t + jobMs(job);
     ends.set(job, end);
     // Keep `free` sorted: insert the worker's next free time.
     const at = free.findIndex((f) => f > end);

@@ -4,7 +4,7 @@
 // after another on this thread, in reverse order, from shared memory.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { bandRanges, runBand, runPieces, type RowBands } from "../../src/engine/imaging/row-bands.ts";
+import { bandRanges, runBand, runBeside, runPieces, type RowBands } from "../../src/engine/imaging/row-bands.ts";
 import { cutoutInBands, modelInputInBands, resizeImageInBands, shareBytes, shareImage } from "../../src/engine/imaging/cutout-bands.ts";
 import { composeCutoutInPlace, resizeMask, resizeRGBA, resizeToRGB, type RGBA } from "../../src/engine/imaging/index.ts";
 import { foregroundGrid } from "../../src/engine/imaging/foreground.ts";
@@ -23,6 +23,7 @@ function reversedBands(parts: number): RowBands & { cuts: number[][] } {
       cuts.push(ranges.map((r) => r.y0));
       for (const r of ranges.reverse()) runBand(task, args, r);
     },
+    beside: runBeside,
   };
 }
 

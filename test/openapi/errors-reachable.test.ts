@@ -60,7 +60,7 @@ const engineIn = (state: { ready: boolean; failed?: string }): Engine => ({
 });
 const admissionRefusing = (code: "key_queue_full" | "queue_full" | "deadline_unreachable"): Admission => ({
   admit: () => fail(code, undefined, 3),
-  stats: () => ({ inFlight: 0, queued: 0, queuedLive: 0, queuedTest: 0, running: 0, avgJobMs: 1000 }),
+  stats: () => ({ inFlight: 0, queued: 0, queuedLive: 0, queuedTest: 0, running: 0, avgJobMs: 1000, jobMsByTier: { preview: 1000, full: 1000 } }),
   calibrate: () => {},
   retune: () => {},
 });

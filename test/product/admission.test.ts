@@ -137,3 +137,41 @@ test("the forecast behind deadline_unreachable counts the jobs ahead of the call
   assert.equal(!t5.ok && t5.retryAfter, 1);
   assert.ok(a.admit("t5", c.now() + 3000, "test").ok);
 });
+
+test("the estimate is kept per tier: measured previews admit previews that full-size jobs' time would refuse", () => {
+  const c = clock();
+  const a = createAdmission({ poolSize: 1, keyQueueMax: 100, queueMax: 100, now: c.now, initialJobMs: 3000 });
+  const far = c.now() + 1e9;
+  // One measured job of each tier: a full-size cut-out 4 s, a preview 1 s.
+  for (const [tier, ms] of [["full", 4000], ["preview", 1000]] as const) {
+    const t = a.admit("k", far, "live", tier);
+    assert.ok(t.ok);
+    t.ticket.done(ms);
+  }
+  assert.deepEqual(a.stats().jobMsByTier, { preview: 1000, full: 4000 });
+  assert.equal(a.stats().avgJobMs, 4000, "the gauge shows the larger, a full-size job's");
+  // One full job running (ends in 4 s); a preview queued behind it ends at 5 s, a full one at 8 s.
+  const running = a.admit("k", far, "live", "full");
+  assert.ok(running.ok);
+  assert.ok(a.admit("p", c.now() + 5_500, "live", "preview").ok, "a preview fits in 5.5 s");
+  const full = a.admit("f", c.now() + 8_500, "live", "full");
+  assert.equal(!full.ok && full.code, "deadline_unreachable", "a full job behind both needs 4 + 1 + 4 s");
+  assert.equal(!full.ok && full.retryAfter, 1);
+  // Omitted, the tier is full.
+  assert.equal(a.admit("g", c.now() + 8_500).ok, false);
+});
+
+test("a tier with no measured job yet borrows the other tier's measure, not the starting guess", () => {
+  const c = clock();
+  const a = createAdmission({ poolSize: 1, keyQueueMax: 100, queueMax: 100, now: c.now, initialJobMs: 30_000 });
+  const t = a.admit("k", c.now() + 1e9, "live", "full");
+  assert.ok(t.ok);
+  t.ticket.done(2000);
+  assert.deepEqual(a.stats().jobMsByTier, { preview: 2000, full: 2000 });
+  // calibrate() moves only estimates no real job has set.
+  a.calibrate(500);
+  assert.deepEqual(a.stats().jobMsByTier, { preview: 2000, full: 2000 });
+  const b = createAdmission({ poolSize: 1, keyQueueMax: 100, queueMax: 100, now: c.now, initialJobMs: 30_000 });
+  b.calibrate(500);
+  assert.deepEqual(b.stats().jobMsByTier, { preview: 500, full: 500 });
+});

@@ -7,7 +7,8 @@ import { applyMaskAlpha } from "./compose.ts";
 import { resizeMaskRows, resizeRGBARows, resizeToRGBRows } from "./resize.ts";
 import { deflatePngSegments, type PngSegmentsArgs } from "./png-rgba.ts";
 import type { RowRange } from "./resample.ts";
-import type { RGBA } from "./types.ts";
+import type { ImagingFailure, RGBA } from "./types.ts";
+import { decodeImage, type Sides } from "./decode.ts";
 
 export const BAND_TASKS = {
   /** The model's input (packed RGB) from the upright image. Bands: rows of the input. */
@@ -60,3 +61,35 @@ export const BAND_TASKS = {
 
 export type BandTaskName = keyof typeof BAND_TASKS;
 export type BandTaskArgs<T extends BandTaskName> = Parameters<(typeof BAND_TASKS)[T]>[0];
+
+/** What a decode beside the pipeline's thread reports: the pixels themselves stay in the memory it was given. */
+export type DecodeSummary = { ok: true; width: number; height: number } | ImagingFailure;
+
+/**
+ * Whole tasks a helper thread runs while the pipeline's own thread goes on (RowBands.beside):
+ * work that cannot be cut into rows but need not wait, such as the full-size decode while
+ * the model runs. Each returns a plain value that can be posted between threads.
+ */
+export const BESIDE_TASKS = {
+  /**
+   * decodeImage (at `atLeast`'s scale, decode.ts) with the pixels in `out` (exactly their
+   * bytes, in memory both threads share). A decoder that does not write into given memory
+   * fails the task.
+   */
+  async decode(a: { bytes: Uint8Array; out: Uint8Array; atLeast?: Sides }): Promise<DecodeSummary> {
+    const decoded = await decodeImage(a.bytes, {
+      atLeast: a.atLeast,
+      into: (n) => {
+        if (n !== a.out.length) throw new RangeError(`decode beside: ${n} bytes of pixels for ${a.out.length} given`);
+        return a.out;
+      },
+    });
+    if (!decoded.ok) return decoded;
+    if (decoded.image.data.buffer !== a.out.buffer) throw new Error("decode beside: the decoder did not write into the given memory");
+    return { ok: true, width: decoded.image.width, height: decoded.image.height };
+  },
+} as const;
+
+export type BesideTaskName = keyof typeof BESIDE_TASKS;
+export type BesideTaskArgs<T extends BesideTaskName> = Parameters<(typeof BESIDE_TASKS)[T]>[0];
+export type BesideResult<T extends BesideTaskName> = Awaited<ReturnType<(typeof BESIDE_TASKS)[T]>>;

@@ -1,10 +1,10 @@
-// JPEG (MozJPEG) and WebP (libwebp) decoding through the Squoosh WASM builds that
-// @jsquash/jpeg and @jsquash/webp ship. We call the Emscripten factories directly
-// rather than the packages' decode() helpers: those keep one module instance per
-// process and would fetch the .wasm by URL, which Node cannot do.
+// WebP (libwebp) decoding through the Squoosh WASM build that @jsquash/webp ships (JPEG is
+// codec-jpeg-turbo.ts's). We call the Emscripten factory directly rather than the
+// package's decode() helper: that keeps one module instance per process and would fetch
+// the .wasm by URL, which Node cannot do.
 //
 // One instance per decoder is kept from call to call while calls succeed cleanly. A
-// fresh instance per call cost a 12 MP JPEG about 12,000 page faults for its new heap
+// fresh instance per call cost a 12 MP image about 12,000 page faults for its new heap
 // (and as many again for the glue's copy of the pixels, see glue-pixels-into.ts): 20-40
 // ms of kernel time on most calls and up to 300 ms on others on this VM (measured,
 // docs/BENCHMARKS.md). A codec that aborted on a corrupt file, or a libjpeg exit() on an
@@ -15,6 +15,7 @@ import type { CodecOutcome } from "./codec-types.ts";
 import { describeThrown } from "./codec-types.ts";
 import { compileWasm, ensureImageDataClass, importPackageModule } from "./wasm-loader.ts";
 import { withPixelsInto, type PixelMemory } from "./glue-pixels-into.ts";
+import { TRUNCATION_WARNING } from "./codec-jpeg-turbo.ts";
 
 interface DecodedImageData {
   width: number;
@@ -37,9 +38,6 @@ interface Compiled {
   factory: EmscriptenFactory;
   wasm: WebAssembly.Module;
 }
-
-/** libjpeg's warnings for data that stops early; the decoder pads with grey and carries on. */
-const TRUNCATION_WARNING = /premature end of (jpeg file|data segment)/i;
 
 /**
  * Thrown from the stderr callback to stop a decode at its first truncation warning.
@@ -148,15 +146,6 @@ function squooshDecoder(
       kept = undefined;
     },
   });
-}
-
-export function mozJpegDecoder(): SquooshDecode {
-  return squooshDecoder(
-    "@jsquash/jpeg/codec/dec/mozjpeg_dec.js",
-    "@jsquash/jpeg/codec/dec/mozjpeg_dec.wasm",
-    // false: return the pixels as stored; orientation is applied separately (orient.ts).
-    (module, bytes) => module.decode(bytes, false),
-  );
 }
 
 export function libWebpDecoder(): SquooshDecode {

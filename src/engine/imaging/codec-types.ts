@@ -13,9 +13,12 @@ export type CodecOutcome =
 export interface Codecs {
   /**
    * Grey and YCbCr/RGB JPEG, baseline or progressive. `into`, where a decoder supports
-   * it, gives the memory for the pixels (decode.ts's DecodeOptions.into).
+   * it, gives the memory for the pixels (decode.ts's DecodeOptions.into). `eighths`
+   * (1..8, default 8): decode at that many eighths of each side (libjpeg's DCT scaling,
+   * sides rounded up); a decoder without scaling ignores it, and decode.ts then refuses
+   * the size it gets.
    */
-  decodeJpeg(bytes: Uint8Array, into?: PixelMemory): Promise<CodecOutcome>;
+  decodeJpeg(bytes: Uint8Array, into?: PixelMemory, eighths?: number): Promise<CodecOutcome>;
   /** Four-component (CMYK or YCCK, Adobe-inverted or not) JPEG. */
   decodeCmykJpeg(bytes: Uint8Array): Promise<CodecOutcome>;
   decodePng(bytes: Uint8Array): Promise<CodecOutcome>;

@@ -1,7 +1,8 @@
 // The default codec set: which library handles which input, chosen by measurement
 // (see bench/imaging-codecs.ts and the notes in each codec file).
 import type { Codecs } from "./codec-types.ts";
-import { libWebpDecoder, mozJpegDecoder } from "./codec-squoosh.ts";
+import { libWebpDecoder } from "./codec-squoosh.ts";
+import { jpegTurboDecoder } from "./codec-jpeg-turbo.ts";
 import { imagescriptCmykJpegDecoder, imagescriptPngDecoder } from "./codec-imagescript.ts";
 
 export type { Codecs, CodecOutcome } from "./codec-types.ts";
@@ -12,7 +13,7 @@ export type { Codecs, CodecOutcome } from "./codec-types.ts";
  * which does exactly that).
  */
 export function createCodecs(): Codecs {
-  const decodeJpeg = mozJpegDecoder();
+  const decodeJpeg = jpegTurboDecoder();
   const decodeWebp = libWebpDecoder();
   return {
     decodeJpeg,

@@ -21,7 +21,7 @@ export function shareImage(img: RGBA, bands: RowBands): RGBA {
   return { width: img.width, height: img.height, data: new Uint8ClampedArray(bytes.buffer, bytes.byteOffset, bytes.length) };
 }
 
-/** As shareImage, for bytes (the model's mask). */
+/** As shareImage, for bytes (the model's mask): a copy in the bands' memory, unless every band runs here. */
 export function shareBytes(data: Uint8Array, bands: RowBands): Uint8Array {
   if (bands.parts === 1) return data;
   const bytes = bands.bytes(data.length);

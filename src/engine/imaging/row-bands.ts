@@ -8,7 +8,7 @@
 // pieces than there are threads and each thread takes the next piece when it is done
 // with one (runPieces), because rows cost unequal amounts (the subject against empty
 // background) and a fixed half each left one thread waiting for the other.
-import { BAND_TASKS, type BandTaskArgs, type BandTaskName } from "./band-tasks.ts";
+import { BAND_TASKS, BESIDE_TASKS, type BandTaskArgs, type BandTaskName, type BesideResult, type BesideTaskArgs, type BesideTaskName } from "./band-tasks.ts";
 import type { RowRange } from "./resample.ts";
 
 export interface RowBands {
@@ -26,6 +26,13 @@ export interface RowBands {
    * `args` that band threads write or read must come from bytes()/floats().
    */
   run<T extends BandTaskName>(task: T, args: BandTaskArgs<T>, rows: number, align?: number): Promise<void>;
+  /**
+   * Runs `task` whole on a helper thread while this thread goes on, and resolves with its
+   * result (without a helper: here, before the promise is returned). Typed arrays in
+   * `args` that the task writes must come from bytes()/floats(). While it runs, run()
+   * leaves that helper out, so rows never wait for it.
+   */
+  beside<T extends BesideTaskName>(task: T, args: BesideTaskArgs<T>): Promise<BesideResult<T>>;
 }
 
 /** The band edges for `parts` bands of `rows` rows, inner edges on multiples of `align`. */
@@ -62,4 +69,10 @@ export const inlineBands: RowBands = {
   async run(task, args, rows) {
     runBand(task, args, { y0: 0, y1: rows });
   },
+  beside: runBeside,
 };
+
+/** Runs a beside task on this thread. */
+export function runBeside<T extends BesideTaskName>(task: T, args: BesideTaskArgs<T>): Promise<BesideResult<T>> {
+  return (BESIDE_TASKS[task] as (a: BesideTaskArgs<T>) => Promise<BesideResult<T>>)(args);
+}

@@ -9,15 +9,23 @@
 // fails the job it was in (its band is half-written, so it cannot be redone safely) and
 // every later job runs its bands on the worker's own thread.
 import type { Worker } from "node:worker_threads";
+import { availableParallelism } from "node:os";
 import { startModuleWorker } from "../inference/module-worker.ts";
 import { moduleBeside } from "../inference/module-url.ts";
 import { packViews } from "../inference/thread-views.ts";
-import { bandRanges, runBand, runPieces, type RowBands } from "../imaging/row-bands.ts";
-import type { BandTaskArgs, BandTaskName } from "../imaging/band-tasks.ts";
+import { bandRanges, runBand, runBeside, runPieces, type RowBands } from "../imaging/row-bands.ts";
+import type { BandTaskArgs, BandTaskName, BesideResult, BesideTaskArgs, BesideTaskName } from "../imaging/band-tasks.ts";
 import type { RowRange } from "../imaging/resample.ts";
 
-/** Past four bands the split gains little on these steps and each helper is a thread to start. */
-export const MAX_BAND_HELPERS = 3;
+/**
+ * Helpers beyond the host's cores only take turns with the others, so a worker starts at
+ * most one fewer than the cores it sees (its own thread is the other). Nothing else caps
+ * the count: every band task splits its rows into PIECES_PER_THREAD pieces per thread
+ * (the PNG into its 16 fixed segments, the grid solve into its 3 planes).
+ */
+export function bandHelperCap(cores = availableParallelism()): number {
+  return Math.max(0, cores - 1);
+}
 const HELPER_START_TIMEOUT_MS = 60_000;
 /**
  * Pieces per thread in a run. With two halves the worker's band of the 12 MP benchmark
@@ -38,12 +46,22 @@ export interface BandMessage {
   /** One Int32 in shared memory: the number of the next piece to take. */
   next: Int32Array;
 }
-/** Worker → helper, between jobs: collect garbage (the last job's views of shared memory) where gc() is exposed. */
+/** Worker → helper: run one beside task whole (RowBands.beside) and answer with its value. */
+export interface BesideMessage {
+  id: number;
+  beside: BesideTaskName;
+  args: unknown;
+}
+/**
+ * Worker → helper, between jobs: collect garbage (the last job's views of shared memory)
+ * where gc() is exposed; `release`: first drop what the helper's decoders keep.
+ */
 export interface CollectMessage {
   collect: true;
+  release?: boolean;
 }
-/** Helper → worker: the band is done (or why not); the first message is `{ ready: true }`. */
-export type BandReply = { id: number; ok: true } | { id: number; ok: false; message: string } | { ready: true };
+/** Helper → worker: the band or beside task is done (or why not); the first message is `{ ready: true }`. */
+export type BandReply = { id: number; ok: true; value?: unknown } | { id: number; ok: false; message: string } | { ready: true };
 
 export interface ThreadBands extends RowBands {
   /**
@@ -92,7 +110,9 @@ class SharedArena {
 
 interface Helper {
   worker: Worker;
-  pending: Map<number, { resolve(): void; reject(e: Error): void }>;
+  pending: Map<number, { resolve(value: unknown): void; reject(e: Error): void }>;
+  /** Running a beside task: run() leaves it out until it answers. */
+  busy: boolean;
 }
 
 function startHelper(): Promise<Helper> {
@@ -111,14 +131,14 @@ function startHelper(): Promise<Helper> {
       worker.removeAllListeners("error");
       worker.removeAllListeners("exit");
       if (!("ready" in m)) return fail(new Error("band helper spoke before it was ready"));
-      resolve({ worker, pending: new Map() });
+      resolve({ worker, pending: new Map(), busy: false });
     });
   });
 }
 
 /** Starts `helpers` helper threads; undefined when any of them cannot start (the caller stays inline). */
 export async function startThreadBands(helpers: number): Promise<ThreadBands | undefined> {
-  const count = Math.min(MAX_BAND_HELPERS, Math.max(0, Math.floor(helpers)));
+  const count = Math.min(bandHelperCap(), Math.max(0, Math.floor(helpers)));
   if (count === 0) return undefined;
   const started = await Promise.allSettled(Array.from({ length: count }, startHelper));
   const live = started.flatMap((s) => (s.status === "fulfilled" ? [s.value] : []));
@@ -154,17 +174,21 @@ function threadBands(helpers: Helper[]): ThreadBands {
     for (const h of helpers) {
       for (const p of h.pending.values()) p.reject(why);
       h.pending.clear();
+      h.worker.unref?.();
     }
   };
   for (const h of helpers) {
-    // The pool worker's life decides the helpers': they never keep it running alone.
+    // The pool worker's life decides the helpers': idle, they never keep it running alone.
+    // While one has work, it is referenced: a thread awaiting its answer and nothing else
+    // (a test, Deno's event loop) would otherwise see nothing left to wait for.
     h.worker.unref?.();
     h.worker.on("message", (m: BandReply) => {
       if ("ready" in m) return;
       const p = h.pending.get(m.id);
       if (!p) return;
       h.pending.delete(m.id);
-      if (m.ok) p.resolve();
+      if (h.pending.size === 0) h.worker.unref?.();
+      if (m.ok) p.resolve(m.value);
       else p.reject(new Error(`band helper: ${m.message}`));
     });
     h.worker.on("error", (e: Error) => stopAll(new Error(`band helper failed: ${e.message}`)));
@@ -173,16 +197,19 @@ function threadBands(helpers: Helper[]): ThreadBands {
     });
   }
 
-  const send = (h: Helper, task: BandTaskName, args: unknown, pieces: RowRange[], next: Int32Array) =>
-    new Promise<void>((resolve, reject) => {
+  const post = (h: Helper, message: (id: number) => BandMessage | BesideMessage) =>
+    new Promise<unknown>((resolve, reject) => {
       const id = nextId++;
+      if (h.pending.size === 0) h.worker.ref?.();
       h.pending.set(id, { resolve, reject });
-      h.worker.postMessage({ id, task, args: packViews(args), pieces, next: packViews(next) } satisfies BandMessage);
+      h.worker.postMessage(message(id));
     });
+  const send = (h: Helper, task: BandTaskName, args: unknown, pieces: RowRange[], next: Int32Array) =>
+    post(h, (id) => ({ id, task, args: packViews(args), pieces, next: packViews(next) }));
 
-  const collect = () => {
+  const collect = (release = false) => {
     if (broken || disposed) return;
-    for (const h of helpers) h.worker.postMessage({ collect: true } satisfies CollectMessage);
+    for (const h of helpers) h.worker.postMessage({ collect: true, release } satisfies CollectMessage);
   };
 
   return {
@@ -201,9 +228,10 @@ function threadBands(helpers: Helper[]): ThreadBands {
     async run<T extends BandTaskName>(task: T, args: BandTaskArgs<T>, rows: number, align = 1) {
       if (broken) return runBand(task, args, { y0: 0, y1: rows });
       assertShared(args, task);
-      const pieces = bandRanges(rows, (helpers.length + 1) * PIECES_PER_THREAD, align);
+      const free = helpers.filter((h) => !h.busy);
+      const pieces = bandRanges(rows, (free.length + 1) * PIECES_PER_THREAD, align);
       const next = new Int32Array(new SharedArrayBuffer(4));
-      const theirs = helpers.map((h) => send(h, task, args, pieces, next));
+      const theirs = free.map((h) => send(h, task, args, pieces, next));
       let ownError: unknown;
       try {
         // A piece that throws stops this thread taking more; the helpers take the rest.
@@ -217,10 +245,21 @@ function threadBands(helpers: Helper[]): ThreadBands {
       const failed = settled.find((s) => s.status === "rejected");
       if (failed) throw (failed as PromiseRejectedResult).reason;
     },
-    collect,
+    async beside<T extends BesideTaskName>(task: T, args: BesideTaskArgs<T>): Promise<BesideResult<T>> {
+      const h = broken ? undefined : helpers.find((x) => !x.busy);
+      if (!h) return runBeside(task, args);
+      assertShared(args, task);
+      h.busy = true;
+      try {
+        return (await post(h, (id) => ({ id, beside: task, args: packViews(args) }))) as BesideResult<T>;
+      } finally {
+        h.busy = false;
+      }
+    },
+    collect: () => collect(),
     release() {
       arena.release();
-      collect();
+      collect(true);
     },
     async dispose() {
       disposed = true;
