@@ -15,11 +15,14 @@ const FORGED = { host: "evil.example", "x-forwarded-host": "evil.example", "x-fo
 
 async function signUpMail(h: Harness): Promise<string> {
   const c = createClient(h);
-  await c.get("/console/sign-up");
+  // The form fetched as the attacker's request will be made (behind a trusted proxy the
+  // forged X-Forwarded-Proto decides the cookies' __Host- names).
+  await c.raw("GET", "http://evil.example/console/sign-up", undefined, FORGED);
   const email = uniqueEmail("steer");
   // The URL a server builds from a forged Host header, plus the proxy headers.
   const r = await c.raw("POST", "http://evil.example/console/sign-up", { _csrf: c.csrf(), email }, FORGED);
   assert.equal(r.status, 200, r.html);
+  await h.mailSent(); // the mail goes out from a queue after the answer
   const [mail] = await listOutbox(h.services.db, { to: email, limit: 1 });
   assert.ok(mail, "a sign-up mail");
   return mail.text;
