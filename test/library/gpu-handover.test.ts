@@ -5,7 +5,7 @@
 // real engines on Mesa's adapter.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { handingOverToGpu } from "../../src/engine/library/gpu-handover.ts";
+import { handingOverToGpu, QUIET_BEFORE_GPU_MS } from "../../src/engine/library/gpu-handover.ts";
 import type { Engine, EngineState } from "../../src/engine/pipeline/engine.ts";
 import type { PipelineJob, PipelineResult } from "../../src/engine/pipeline/pipeline.ts";
 
@@ -59,11 +59,12 @@ const job = (label: string) => ({ label }) as unknown as PipelineJob;
 const tick = () => new Promise((r) => setTimeout(r, 0));
 const by = (r: PipelineResult) => (r as unknown as { by: string }).by;
 
-test("WebAssembly serves while the GPU starts; the GPU takes new jobs once ready; the CPU's engine goes when its last job ends", async () => {
+test("WebAssembly serves while the GPU starts, which waits for its first cut-out; the GPU takes new jobs once ready; the CPU's engine goes when its last job ends", async () => {
   const gpuStart = deferred();
   const cpu = standIn("cpu", Promise.resolve());
   const gpu = standIn("gpu", gpuStart.promise, { instant: true, state: { gpuForm: true } });
-  const engine = handingOverToGpu({ cpu, startGpu: async () => gpu, reopenCpu: async () => assert.fail("not reopened") });
+  let started = 0;
+  const engine = handingOverToGpu({ cpu, startGpu: async () => (started++, gpu), reopenCpu: async () => assert.fail("not reopened") });
   await engine.whenReady();
   assert.equal(engine.state().ready, true, "ready as soon as WebAssembly is");
   assert.equal(engine.state().gpuPhase, "starting");
@@ -71,20 +72,40 @@ test("WebAssembly serves while the GPU starts; the GPU takes new jobs once ready
   const first = engine.run(job("a"));
   await tick();
   assert.deepEqual(cpu.ran, ["a"], "the first cut-out comes from WebAssembly");
+  await new Promise((r) => setTimeout(r, QUIET_BEFORE_GPU_MS + 50));
+  assert.equal(started, 0, "the GPU's start waits while WebAssembly's first cut-out runs");
+  cpu.finish();
+  assert.equal(by(await first), "cpu");
+  await tick();
+  assert.equal(started, 1, "then it begins");
+  const second = engine.run(job("b"));
+  await tick();
+  assert.deepEqual(cpu.ran, ["a", "b"], "WebAssembly serves while the GPU starts");
   gpuStart.resolve();
   await engine.settled();
   assert.equal(engine.state().gpuPhase, "running");
   assert.equal(engine.state().backend, "webgpu");
   assert.equal(engine.state().model, "gpu");
   assert.equal(engine.state().gpuForm, true);
-  assert.equal(by(await engine.run(job("b"))), "gpu");
+  assert.equal(by(await engine.run(job("c"))), "gpu");
   assert.equal(cpu.disposed, false, "the CPU's engine stays while its job runs");
   cpu.finish();
-  assert.equal(by(await first), "cpu", "a job stays where it started");
+  assert.equal(by(await second), "cpu", "a job stays where it started");
   await tick();
   assert.ok(cpu.disposed, "the CPU's engine goes once its last job is done");
   await engine.dispose();
   assert.ok(gpu.disposed);
+});
+
+test("with no job, the GPU's start begins after a quiet moment", async () => {
+  const cpu = standIn("cpu", Promise.resolve(), { instant: true });
+  let startedAt = 0;
+  const t0 = Date.now();
+  const engine = handingOverToGpu({ cpu, startGpu: async () => ((startedAt = Date.now()), standIn("gpu", Promise.resolve(), { instant: true })), reopenCpu: async () => cpu });
+  await engine.settled();
+  assert.ok(startedAt - t0 >= QUIET_BEFORE_GPU_MS - 5, `started after ${startedAt - t0} ms`);
+  assert.equal(engine.state().gpuPhase, "running");
+  await engine.dispose();
 });
 
 test("jobs waiting for the CPU's workers when the GPU is ready go to the GPU", async () => {
@@ -97,14 +118,16 @@ test("jobs waiting for the CPU's workers when the GPU is ready go to the GPU", a
   await tick();
   assert.deepEqual(cpu.ran, ["a"], "one job a CPU worker; the others wait in the handover, not in the CPU's queue");
   assert.equal(engine.state().queued, 2);
+  cpu.finish(); // the first cut-out: the GPU starts, and b takes the free CPU worker
+  assert.equal(by(await runs[0]!), "cpu");
+  await tick();
+  assert.deepEqual(cpu.ran, ["a", "b"]);
   gpuStart.resolve();
   await engine.settled();
-  const [, b, c] = runs;
-  assert.equal(by(await b!), "gpu");
-  assert.equal(by(await c!), "gpu");
-  assert.deepEqual(gpu.ran, ["b", "c"]);
+  assert.equal(by(await runs[2]!), "gpu", "c waited, and went to the GPU");
+  assert.deepEqual(gpu.ran, ["c"]);
   cpu.finish();
-  assert.equal(by(await runs[0]!), "cpu");
+  assert.equal(by(await runs[1]!), "cpu");
   await engine.dispose();
 });
 

@@ -23,6 +23,11 @@ export interface PoolOptions {
   spawnData?: () => { data: unknown; transfer?: TransferList };
   /** Replace a worker that dies after the start (default). false: the pool fails instead, every job then rejected. */
   restart?: boolean;
+  /**
+   * On dispose, leave each worker's thread to end with the process once it has closed
+   * (unreferenced) instead of terminating it (gpu-engine.ts: see there why).
+   */
+  keepThreadsAfterClose?: boolean;
   /** A worker not ready within this long counts as failed to start. Default 300 s. */
   startTimeoutMs?: number;
   /** First wait before restarting a replacement that failed to start; doubles up to 60 s. Default 1 s. */
@@ -279,6 +284,11 @@ export function createWorkerPool<Job, Out>(opts: PoolOptions): WorkerPool<Job, O
       }
     } finally {
       clearTimeout(timer);
+    }
+    if (opts.keepThreadsAfterClose && slot.state === "closing") {
+      worker.removeAllListeners();
+      worker.unref?.();
+      return;
     }
     // Threads the model runtime started keep a worker alive after its port closes, so
     // the worker is ended here rather than left to exit by itself.

@@ -12,7 +12,7 @@ import { resolveCardedModel, type CardedModel } from "../inference/card-source.t
 import { InferenceError, messageOf } from "../inference/errors.ts";
 import { bindCard } from "../inference/graph-contract.ts";
 import { loadManifest } from "../inference/manifest.ts";
-import { modelForBackend } from "../inference/gpu-form.ts";
+import { gpuFormName, modelForBackend } from "../inference/gpu-form.ts";
 import { diagnoseGpu, requestAdapterFacts, summarizeDiagnosis, type GpuAdapterFacts, type GpuDiagnosisSummary } from "../inference/gpu-doctor.ts";
 import { hasWebGpu, WEBGPU_WASM_THREADS } from "../inference/backend-ort-web.ts";
 import type { BoundModel, ModelCard } from "../inference/model-card.ts";
@@ -54,10 +54,22 @@ export interface EngineSettings {
 export async function openEngine(s: EngineSettings, modelCheck: "sha256" | "size" = "size"): Promise<Engine> {
   // Under auto the host's GPU is looked at once: the adapter chooses the model, and what was
   // found (or why a GPU present goes unused) is in the engine's state, /readyz and the log.
-  const host = s.backend === "auto" && s.workers > 0 ? await lookAtGpu() : undefined;
-  const gpuForm = await chooseModel(s, host?.adapter ?? null);
-  const engine = gpuForm === s.model ? await openModel(s, modelCheck, false) : await handOver(s, gpuForm, modelCheck);
-  if (!host) return engine;
+  if (s.backend !== "auto" || s.workers === 0) return openModel(s, modelCheck, false);
+  let engine: Engine;
+  let host: Awaited<ReturnType<typeof lookAtGpu>>;
+  if (await hasGpuForm(s)) {
+    // The model asked for serves on WebAssembly whatever the GPU: its engine starts while
+    // the adapter is asked for (a process's first request took 0.5 s on an H100 host).
+    const cpuOpening = openModel({ ...s, backend: "wasm" }, modelCheck, false);
+    cpuOpening.catch(() => {}); // awaited below
+    host = await lookAtGpu();
+    const gpuForm = await chooseModel(s, host.adapter);
+    const cpu = await cpuOpening;
+    engine = gpuForm === s.model ? cpu : handOver(s, cpu, gpuForm, modelCheck);
+  } else {
+    host = await lookAtGpu();
+    engine = await openModel(s, modelCheck, false);
+  }
   const state = engine.state.bind(engine);
   engine.state = () => ({ ...state(), gpu: host.summary });
   return engine;
@@ -68,12 +80,11 @@ export async function openEngine(s: EngineSettings, modelCheck: "sha256" | "size
  * it stands for (float against int8 kernels). The model asked for serves on the CPU while it
  * starts, and again if it does not start or stops.
  */
-async function handOver(s: EngineSettings, gpuForm: string, modelCheck: "sha256" | "size"): Promise<Engine> {
-  const onCpu = () => openModel({ ...s, backend: "wasm" }, modelCheck, false);
+function handOver(s: EngineSettings, cpu: Engine, gpuForm: string, modelCheck: "sha256" | "size"): Engine {
   return handingOverToGpu({
-    cpu: await onCpu(),
+    cpu,
     startGpu: () => openModel({ ...s, model: gpuForm }, modelCheck, true),
-    reopenCpu: onCpu,
+    reopenCpu: () => openModel({ ...s, backend: "wasm" }, modelCheck, false),
   });
 }
 
@@ -128,6 +139,14 @@ async function chooseModel(s: EngineSettings, adapter: GpuAdapterFacts | null): 
   if (s.backend !== "auto" || s.modelsDir || s.workers === 0 || !adapter || adapter.software) return s.model;
   const loaded = await loadManifest(join(PACKAGE_MODELS_DIR, "manifest.json"));
   return loaded.ok ? modelForBackend(loaded.manifest, s.model, s.backend, async () => adapter) : s.model;
+}
+
+/** Whether the package's manifest has a GPU form of the model asked for (auto may then run it on a GPU). */
+async function hasGpuForm(s: EngineSettings): Promise<boolean> {
+  // Without WebGPU (Node) no GPU form can run: the manifest is not read for it.
+  if (s.modelsDir || !hasWebGpu()) return false;
+  const loaded = await loadManifest(join(PACKAGE_MODELS_DIR, "manifest.json"));
+  return loaded.ok && gpuFormName(loaded.manifest, s.model) !== undefined;
 }
 
 /**

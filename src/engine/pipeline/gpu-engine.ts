@@ -45,6 +45,7 @@ export function createGpuEngine(opts: GpuEngineOptions): Engine {
     workerData: opts.session,
     startTimeoutMs,
     restart: false,
+    keepThreadsAfterClose: process.env.PD_GPU_THREAD_END === "keep",
   });
   // The pipeline workers start once the GPU's session is warm: under auto, WebAssembly's
   // first cut-outs run meanwhile on the same cores, and the GPU's start then takes one of
