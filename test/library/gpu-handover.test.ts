@@ -227,3 +227,16 @@ test("a waiting job can be withdrawn, and dispose rejects those still waiting", 
   await closing;
   assert.deepEqual(cpu.ran, ["a"]);
 });
+
+test("a host with no GPU for it (startGpu finds none): settled, WebAssembly serves, and the state names no GPU phase", async () => {
+  const cpu = standIn("cpu", Promise.resolve(), { instant: true });
+  const engine = handingOverToGpu({ cpu, startGpu: async () => undefined, reopenCpu: async () => cpu });
+  await engine.settled();
+  const st = engine.state();
+  assert.equal(st.gpuPhase, undefined);
+  assert.equal(st.gpuFallback, undefined);
+  assert.equal(st.ready, true);
+  assert.equal(by(await engine.run(job("a"))), "cpu");
+  await engine.dispose();
+  assert.ok(cpu.disposed);
+});

@@ -78,7 +78,6 @@ serveWorker<MaskSessionOptions, Connect | { batches: true }, { runs: number; pic
     await session?.dispose();
     // The device goes before the thread does: its GPU memory and the driver's threads are
     // released in order here, not by the driver's own handlers racing the process's exit.
-    if (onGpu && process.env.PD_GPU_DESTROY_DEVICE !== "0") await releaseWebGpuDevice();
-    if (process.env.PD_GPU_THREAD_END === "keep") setInterval(() => {}, 1 << 30);
+    if (onGpu) await releaseWebGpuDevice();
   },
 });

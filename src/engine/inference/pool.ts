@@ -24,10 +24,10 @@ export interface PoolOptions {
   /** Replace a worker that dies after the start (default). false: the pool fails instead, every job then rejected. */
   restart?: boolean;
   /**
-   * On dispose, leave each worker's thread to end with the process once it has closed
-   * (unreferenced) instead of terminating it (gpu-engine.ts: see there why).
+   * After a worker's thread is ended on dispose, wait for its exit and this long more
+   * before dispose resolves (gpu-engine.ts: a GPU thread drops its device as it ends).
    */
-  keepThreadsAfterClose?: boolean;
+  afterExitMs?: number;
   /** A worker not ready within this long counts as failed to start. Default 300 s. */
   startTimeoutMs?: number;
   /** First wait before restarting a replacement that failed to start; doubles up to 60 s. Default 1 s. */
@@ -285,14 +285,16 @@ export function createWorkerPool<Job, Out>(opts: PoolOptions): WorkerPool<Job, O
     } finally {
       clearTimeout(timer);
     }
-    if (opts.keepThreadsAfterClose && slot.state === "closing") {
-      worker.removeAllListeners();
-      worker.unref?.();
-      return;
-    }
     // Threads the model runtime started keep a worker alive after its port closes, so
     // the worker is ended here rather than left to exit by itself.
+    const exited = new Promise<void>((resolve) => worker.once("exit", () => resolve()));
     await worker.terminate();
+    if (opts.afterExitMs) {
+      let wait: ReturnType<typeof setTimeout> | undefined;
+      await Promise.race([exited, new Promise<void>((r) => (wait = setTimeout(r, closeTimeoutMs)))]);
+      clearTimeout(wait);
+      await new Promise((r) => setTimeout(r, opts.afterExitMs));
+    }
   }
 
   for (const slot of slots) spawn(slot);

@@ -11,7 +11,8 @@ import { InferenceError, messageOf } from "../inference/errors.ts";
 import type { Engine, EngineState } from "../pipeline/engine.ts";
 import type { PipelineJob, PipelineResult } from "../pipeline/pipeline.ts";
 
-type Phase = "starting" | "running" | "gave-way";
+/** "none": the host has no GPU to hand over to (startGpu found none): WebAssembly simply serves. */
+type Phase = "starting" | "running" | "gave-way" | "none";
 
 interface Waiting {
   job: PipelineJob;
@@ -27,8 +28,8 @@ export const QUIET_BEFORE_GPU_MS = 250;
 export interface HandoverOptions {
   /** The model asked for on WebAssembly, opened now. */
   cpu: Engine;
-  /** Opens the GPU form's engine; called once, at once. */
-  startGpu: () => Promise<Engine>;
+  /** Opens the GPU form's engine, or resolves undefined when the host has no GPU for it; called once, when the gate opens. */
+  startGpu: () => Promise<Engine | undefined>;
   /** The CPU's engine again, when the GPU stops after the first one was let go. */
   reopenCpu: () => Promise<Engine>;
 }
@@ -155,6 +156,10 @@ export function handingOverToGpu(o: HandoverOptions): Engine & { settled(): Prom
   });
   const gpuStart = gpuOpened.then(
     async (engine) => {
+      if (!engine) {
+        settle("none");
+        return;
+      }
       gpu = engine;
       if (disposed) return;
       try {
@@ -186,6 +191,7 @@ export function handingOverToGpu(o: HandoverOptions): Engine & { settled(): Prom
       return { ...g, gpuPhase: "running", queued: g.queued + waiting.length };
     }
     const c = cpu?.state() ?? { ready: false, poolSize: 1, busy: 0, queued: 0 };
+    if (phase === "none") return { ...c, queued: c.queued + waiting.length };
     const base = { ...c, queued: c.queued + waiting.length, gpuPhase: phase };
     if (phase === "gave-way") return { ...base, ready: cpu !== undefined && c.ready, failed: cpu ? c.failed : undefined, gpuFallback: fallback };
     return base;

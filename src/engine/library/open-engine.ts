@@ -55,37 +55,29 @@ export async function openEngine(s: EngineSettings, modelCheck: "sha256" | "size
   // Under auto the host's GPU is looked at once: the adapter chooses the model, and what was
   // found (or why a GPU present goes unused) is in the engine's state, /readyz and the log.
   if (s.backend !== "auto" || s.workers === 0) return openModel(s, modelCheck, false);
+  let summary: GpuDiagnosisSummary | undefined;
   let engine: Engine;
-  let host: Awaited<ReturnType<typeof lookAtGpu>>;
   if (await hasGpuForm(s)) {
-    // The model asked for serves on WebAssembly whatever the GPU: its engine starts while
-    // the adapter is asked for (a process's first request took 0.5 s on an H100 host).
-    const cpuOpening = openModel({ ...s, backend: "wasm" }, modelCheck, false);
-    cpuOpening.catch(() => {}); // awaited below
-    host = await lookAtGpu();
-    const gpuForm = await chooseModel(s, host.adapter);
-    const cpu = await cpuOpening;
-    engine = gpuForm === s.model ? cpu : handOver(s, cpu, gpuForm, modelCheck);
+    // The model asked for serves on WebAssembly whatever the GPU, from the start; the
+    // adapter is asked for only when the GPU's start may begin (gpu-handover.ts): a
+    // process's first request held the main thread 0.5 s on an H100 host.
+    engine = handingOverToGpu({
+      cpu: await openModel({ ...s, backend: "wasm" }, modelCheck, false),
+      startGpu: async () => {
+        const host = await lookAtGpu();
+        summary = host.summary;
+        const gpuForm = await chooseModel(s, host.adapter);
+        return gpuForm === s.model ? undefined : openModel({ ...s, model: gpuForm }, modelCheck, true);
+      },
+      reopenCpu: () => openModel({ ...s, backend: "wasm" }, modelCheck, false),
+    });
   } else {
-    host = await lookAtGpu();
+    summary = (await lookAtGpu()).summary;
     engine = await openModel(s, modelCheck, false);
   }
   const state = engine.state.bind(engine);
-  engine.state = () => ({ ...state(), gpu: host.summary });
+  engine.state = () => ({ ...state(), ...(summary ? { gpu: summary } : {}) });
   return engine;
-}
-
-/**
- * auto's GPU form runs on the GPU or not at all: on WebAssembly it is slower than the model
- * it stands for (float against int8 kernels). The model asked for serves on the CPU while it
- * starts, and again if it does not start or stops.
- */
-function handOver(s: EngineSettings, cpu: Engine, gpuForm: string, modelCheck: "sha256" | "size"): Engine {
-  return handingOverToGpu({
-    cpu,
-    startGpu: () => openModel({ ...s, model: gpuForm }, modelCheck, true),
-    reopenCpu: () => openModel({ ...s, backend: "wasm" }, modelCheck, false),
-  });
 }
 
 /** The adapter (where the runtime has WebGPU) and the diagnosis of this host's GPU (gpu-doctor.ts). */

@@ -24,6 +24,9 @@ export function gpuPipelineShape(cores = availableParallelism(), workers?: numbe
   return { workers: w, threads: Math.max(1, Math.floor(cores / w)) };
 }
 
+/** How long a GPU thread's end is given, after its exit, to drop its device (see createGpuEngine). */
+export const GPU_THREAD_SETTLE_MS = 300;
+
 export interface GpuEngineOptions {
   /** The GPU session's settings (backend "webgpu"). */
   session: SessionSettings;
@@ -45,7 +48,10 @@ export function createGpuEngine(opts: GpuEngineOptions): Engine {
     workerData: opts.session,
     startTimeoutMs,
     restart: false,
-    keepThreadsAfterClose: process.env.PD_GPU_THREAD_END === "keep",
+    // The thread drops its WebGPU device as it ends; a process that exits meanwhile crashed
+    // in NVIDIA's Vulkan driver (SIGSEGV at exit, 20 of 20 processes on an H100 host; the
+    // race is gfx-rs/wgpu issue 8365). Dispose resolves once the thread is gone.
+    afterExitMs: GPU_THREAD_SETTLE_MS,
   });
   // The pipeline workers start once the GPU's session is warm: under auto, WebAssembly's
   // first cut-outs run meanwhile on the same cores, and the GPU's start then takes one of
