@@ -50,7 +50,7 @@ export function createGpuEngine(opts: GpuEngineOptions): Engine {
     restart: false,
     // The thread drops its WebGPU device as it ends; a process that exits meanwhile crashed
     // in NVIDIA's Vulkan driver (SIGSEGV at exit, 20 of 20 processes on an H100 host; the
-    // race is gfx-rs/wgpu issue 8365). Dispose resolves once the thread is gone.
+    // race is github.com/gfx-rs/wgpu/issues/8365). Dispose resolves once the thread is gone.
     afterExitMs: GPU_THREAD_SETTLE_MS,
   });
   // The pipeline workers start once the GPU's session is warm: under auto, WebAssembly's
