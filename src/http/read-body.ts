@@ -19,8 +19,12 @@ export function tooLarge(maxBytes: number = MAX_BODY_BYTES): Failure {
 
 /** Content-Length as a number, or undefined when absent or unreadable. */
 export function announcedLength(req: Request): number | undefined {
-  const raw = req.headers.get("content-length");
-  if (raw === null || !/^\d+$/.test(raw.trim())) return undefined;
+  return lengthOf(req.headers.get("content-length"));
+}
+
+/** A Content-Length field's value as a number, or undefined when absent or unreadable. */
+export function lengthOf(raw: string | null | undefined): number | undefined {
+  if (raw === null || raw === undefined || !/^\d+$/.test(raw.trim())) return undefined;
   return Number(raw);
 }
 

@@ -1,6 +1,8 @@
 // Starts an HTTP server for a fetch handler on the runtime we are on: Deno.serve on
 // Deno, @hono/node-server on Node. Returns the bound port and a close that waits for
 // in-flight requests up to a limit.
+import { READ_TO_END } from "../http/unread-body.ts";
+
 type FetchHandler = (req: Request, env?: unknown) => Response | Promise<Response>;
 
 export interface RunningServer {
@@ -77,10 +79,12 @@ export async function serve(fetch: FetchHandler, opts: ServeOptions): Promise<Ru
  * Deno.serve, unlike Node, keeps the connection open after answering a request whose body
  * it has not read: it stops reading, so a client still uploading (a 413 mid-stream, a 401
  * before the body) waits forever for the answer's end of connection. An error answer to a
- * request that carries a body therefore closes the connection, as Node's server does.
+ * request that carries a body therefore closes the connection, as Node's server does,
+ * unless the app read that body to its end (unread-body.ts): a refused client that sent
+ * its whole request keeps its connection, as it does on Node.
  */
 function closeAfterRefusedBody(req: Request, res: Response): Response {
-  if (res.status < 400 || req.body === null || res.headers.get("connection") === "close") return res;
+  if (res.status < 400 || READ_TO_END.has(req) || req.body === null || res.headers.get("connection") === "close") return res;
   const headers = new Headers(res.headers);
   headers.set("connection", "close");
   return new Response(res.body, { status: res.status, statusText: res.statusText, headers });
