@@ -3,7 +3,7 @@
 import type { Context, Hono, MiddlewareHandler } from "hono";
 import { ApiError, fail, type Failure } from "./api-error.ts";
 import type { AppEnv } from "./app-env.ts";
-import { errorResponse, failureResponse } from "./error-response.ts";
+import { errorResponse, failureResponse, requestIdOf } from "./error-response.ts";
 import { H } from "./headers.ts";
 import { isRequestId, newRequestId } from "./request-id.ts";
 import { readUnreadBody } from "./unread-body.ts";
@@ -13,6 +13,11 @@ export function requestIdMiddleware(now: () => number): MiddlewareHandler<AppEnv
     const id = newRequestId(now());
     c.set("requestId", id);
     await next();
+    // An error answer tells its id without its headers being read (a refusal's headers
+    // stay a plain record: error-response.ts); the id it was given is this one, or one
+    // of our shape that the product passed on.
+    const sent = requestIdOf(c.res);
+    if (sent === id || isRequestId(sent)) return;
     // Every answer carries an id of our shape: one a handler set is kept only if it is one.
     if (!isRequestId(c.res.headers.get(H.requestId))) {
       // Responses from elsewhere can have immutable headers; copy before stamping.
