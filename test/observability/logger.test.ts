@@ -2,6 +2,7 @@
 // the port from it), levels from LOG_LEVEL, and redaction of header-shaped secrets.
 import { test } from "node:test";
 import assert from "node:assert/strict";
+import { pino } from "pino";
 import { createLogger } from "../../src/wiring/logger.ts";
 
 function capture(level: Parameters<typeof createLogger>[0]) {
@@ -58,4 +59,31 @@ test("key-bearing header and field names are censored wherever a caller put them
   assert.equal(parsed.headers["x-api-key"], "[redacted]");
   assert.equal(parsed.headers.accept, "image/png", "other fields are left alone");
   assert.equal(parsed.req.headers.authorization, "[redacted]");
+  // A flat event (no nested object) holding such a field is censored too.
+  log({ msg: "careless, flat", authorization: `Bearer ${secret}`, "x-api-key": secret });
+  assert.ok(!lines[1]!.includes("Zq81Yx3Kd0fPmN5sW2aLr7Tb"), lines[1]);
+  assert.equal((JSON.parse(lines[1]!) as { authorization: string }).authorization, "[redacted]");
+});
+
+test("a flat event is rendered as pino renders it: field order, escapes, numbers that are not finite, null, undefined", () => {
+  const { lines, log } = capture("debug");
+  const event = {
+    level: "warn",
+    msg: 'a "quoted"\nline\\ with \u0001 control, ünïcödé and \ud83d\ude00',
+    n: 12.5,
+    inf: Infinity,
+    nan: NaN,
+    yes: true,
+    no: false,
+    nothing: null,
+    skipped: undefined,
+    last: "",
+  };
+  log(event);
+  const pinoLines: string[] = [];
+  const { level: _, ...fields } = event;
+  pino({ level: "debug", base: undefined, formatters: { level: (label: string) => ({ level: label }) } }, { write: (s: string) => void pinoLines.push(s.trimEnd()) }).warn(fields);
+  const withoutTime = (line: string) => line.replace(/,"time":(?:"[^"]*"|\d+)/, "");
+  assert.equal(withoutTime(lines[0]!), withoutTime(pinoLines[0]!));
+  assert.deepEqual(Object.keys(JSON.parse(lines[0]!) as object), ["level", "time", "msg", "n", "inf", "nan", "yes", "no", "nothing", "last"]);
 });
