@@ -11,8 +11,15 @@ export function clientAddress(forwardedFor: string | undefined | null, trust: Pr
   return client ? limitKey(client) : "unknown";
 }
 
+/**
+ * An IPv4 address written as its parse would write it back (four parts, each 0-255,
+ * no leading zeros): the usual case, taken as it is without the parse's BigInt work.
+ */
+const PLAIN_IPV4 = /^(?:(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\.){3}(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)$/;
+
 /** An IPv4 address as it is; an IPv6 address as its /64 prefix ("2001:db8:1:2::/64"); anything else as given. */
 export function limitKey(address: string): string {
+  if (PLAIN_IPV4.test(address)) return address;
   const ip = parseIp(address);
   if (!ip) return address.trim();
   return ip.v6 ? sixtyFourOf(ip) : dottedOf(ip);
