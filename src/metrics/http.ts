@@ -29,8 +29,8 @@ export function httpMetrics(m: Metrics, log: (e: Record<string, unknown>) => voi
     const status = c.res.status;
     // Every error envelope is built by errorResponse, which tags the answer with its code.
     const code = status >= 400 ? errorCodeOf(c.res) : undefined;
-    m.httpRequests.inc({ route, method, status: String(status), code: code ?? "none" });
-    m.httpDuration.observe({ route, method }, seconds);
+    m.httpRequests.inc([route, method, String(status), code ?? "none"]);
+    m.httpDuration.observe([route, method], seconds);
     log({
       level: QUIET_ROUTES.has(route) && status < 400 ? "debug" : "info",
       msg: "request",

@@ -6,6 +6,7 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";
 import type { GatewayObserver } from "../gateway/deps.ts";
 import type { ProductObserver } from "../product/run-job.ts";
+import { HotCounter, HotHistogram } from "./hot-metrics.ts";
 
 /** Stage names are the observers' own (one list each, where the stages are timed). */
 export type GatewayStage = Parameters<GatewayObserver["stage"]>[0];
@@ -27,10 +28,11 @@ const BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5
 
 export interface Metrics {
   registry: Registry;
-  httpRequests: Counter<"route" | "method" | "status" | "code">;
-  httpDuration: Histogram<"route" | "method">;
+  /** Per request (hot-metrics.ts): label values in this order. */
+  httpRequests: HotCounter<"route" | "method" | "status" | "code">;
+  httpDuration: HotHistogram<"route" | "method">;
   httpInFlight: Gauge;
-  gatewayStage: Histogram<"stage">;
+  gatewayStage: HotHistogram<"stage">;
   productStage: Histogram<"stage">;
   capturedKrw: Counter<"mode">;
   holdsReleased: Counter<"reason">;
@@ -48,13 +50,13 @@ export function createMetrics(): Metrics {
   let processCollected = false;
   return {
     registry,
-    httpRequests: new Counter({
+    httpRequests: new HotCounter({
       name: "pixeldrop_http_requests_total",
       help: "HTTP requests answered, by route pattern, method, status and error code (none on success)",
       labelNames: ["route", "method", "status", "code"] as const,
       registers,
     }),
-    httpDuration: new Histogram({
+    httpDuration: new HotHistogram({
       name: "pixeldrop_http_request_duration_seconds",
       help: "Time from receipt to the response being handed to the server, by route pattern",
       labelNames: ["route", "method"] as const,
@@ -66,7 +68,7 @@ export function createMetrics(): Metrics {
       help: "HTTP requests received and not yet answered",
       registers,
     }),
-    gatewayStage: new Histogram({
+    gatewayStage: new HotHistogram({
       name: "pixeldrop_gateway_stage_duration_seconds",
       help: "Gateway time per stage of POST /v1.0/removebg (product includes resends and their waits)",
       labelNames: ["stage"] as const,

@@ -7,7 +7,7 @@ import type { Metrics } from "./metrics.ts";
 
 export function gatewayObserver(m: Metrics): GatewayObserver {
   return {
-    stage: (stage, ms) => m.gatewayStage.observe({ stage }, ms / 1000),
+    stage: (stage, ms) => m.gatewayStage.observe([stage], ms / 1000),
     charged: (mode, krw) => m.capturedKrw.inc({ mode }, krw),
     released: () => m.holdsReleased.inc({ reason: "error" }),
     resent: (code) => m.resends.inc({ code }),
