@@ -10,12 +10,10 @@ interface Watched {
   /** When the last byte came (Date.now()). */
   lastByteAt: number;
   readonly idleMs: number;
-  wentQuiet(v: "idle"): void;
+  wentQuiet(): void;
 }
 
 export interface QuietWatch {
-  /** Resolves once no byte came for idleMs (never, once stopped). */
-  readonly idle: Promise<"idle">;
   /** A byte came. */
   stir(): void;
   stop(): void;
@@ -24,10 +22,8 @@ export interface QuietWatch {
 const watched = new Set<Watched>();
 let ticker: ReturnType<typeof setInterval> | undefined;
 
-/** Watches a read for `idleMs` without a byte, from now. */
-export function watchQuiet(idleMs: number): QuietWatch {
-  let wentQuiet = (_: "idle") => {};
-  const idle = new Promise<"idle">((resolve) => (wentQuiet = resolve));
+/** Watches a read for `idleMs` without a byte, from now: `wentQuiet` is called once then, unless stopped first. */
+export function watchQuiet(idleMs: number, wentQuiet: () => void): QuietWatch {
   const w: Watched = { lastByteAt: Date.now(), idleMs, wentQuiet };
   watched.add(w);
   if (ticker === undefined) {
@@ -35,10 +31,16 @@ export function watchQuiet(idleMs: number): QuietWatch {
     unref(ticker);
   }
   return {
-    idle,
     stir: () => void (w.lastByteAt = Date.now()),
     stop: () => void watched.delete(w),
   };
+}
+
+/** The same as a promise, for a read that races it: resolves "idle" (never, once stopped). */
+export function quietPromise(idleMs: number): QuietWatch & { idle: Promise<"idle"> } {
+  let watch!: QuietWatch;
+  const idle = new Promise<"idle">((resolve) => (watch = watchQuiet(idleMs, () => resolve("idle"))));
+  return { idle, stir: watch.stir, stop: watch.stop };
 }
 
 function tick(): void {
@@ -51,7 +53,7 @@ function tick(): void {
   for (const w of watched) {
     if (now - w.lastByteAt < w.idleMs) continue;
     watched.delete(w);
-    w.wentQuiet("idle");
+    w.wentQuiet();
   }
 }
 

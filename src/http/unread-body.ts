@@ -21,7 +21,7 @@
 // Deno.serve has no IncomingMessage: there the Request's own body is read (a small one
 // whole, in one call), and READ_TO_END tells serve.ts the connection may stay open.
 import type { MiddlewareHandler } from "hono";
-import { watchQuiet } from "./idle-watch.ts";
+import { quietPromise, watchQuiet } from "./idle-watch.ts";
 import { announcedLength, LEFT_UNREAD, lengthOf, MAX_BODY_BYTES } from "./read-body.ts";
 
 /** Most bytes read off and thrown away before an answer: a few over-cap uploads' worth. */
@@ -83,7 +83,7 @@ function discardIncoming(incoming: Incoming, bounds: DrainBounds): Outcome | Pro
   }
   return new Promise((resolve) => {
     let seen = 0;
-    const quiet = watchQuiet(bounds.idleMs);
+    const quiet = watchQuiet(bounds.idleMs, () => finish("idle"));
     let settled = false;
     const finish = (outcome: Outcome) => {
       if (settled) return;
@@ -97,7 +97,6 @@ function discardIncoming(incoming: Incoming, bounds: DrainBounds): Outcome | Pro
       if (outcome !== "done") incoming.pause();
       resolve(outcome);
     };
-    void quiet.idle.then(finish);
     const onData = (chunk: { byteLength: number }) => {
       seen += chunk.byteLength;
       quiet.stir();
@@ -116,7 +115,7 @@ function discardIncoming(incoming: Incoming, bounds: DrainBounds): Outcome | Pro
 /** Reads and drops what is left of a web stream, within the bounds. */
 async function discardRest(reader: ReadableStreamDefaultReader<Uint8Array>, bounds: DrainBounds): Promise<Outcome> {
   let seen = 0;
-  const quiet = watchQuiet(bounds.idleMs);
+  const quiet = quietPromise(bounds.idleMs);
   try {
     for (;;) {
       const next = await Promise.race([reader.read(), quiet.idle]);
@@ -141,7 +140,7 @@ async function discardRest(reader: ReadableStreamDefaultReader<Uint8Array>, boun
 const SMALL_BODY_BYTES = 64 * 1024;
 
 async function readWhole(req: Request, bounds: DrainBounds): Promise<Outcome> {
-  const quiet = watchQuiet(bounds.idleMs);
+  const quiet = quietPromise(bounds.idleMs);
   try {
     return await Promise.race([req.arrayBuffer().then(DONE, DONE), quiet.idle]);
   } finally {
