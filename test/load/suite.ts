@@ -115,9 +115,9 @@ export async function runGatewaySuite(o: SuiteOptions): Promise<SuiteRun> {
   }
 }
 
-/** `sc` against the bare Hono app of test/load/bare-401.ts (answers counted by the client). */
+/** `sc` against the bare Hono app of bench/refusals-bare.ts (answers counted by the client). */
 async function measureBaseline(name: string, sc: Scenario, seconds: number, log: (l: string) => void): Promise<{ name: string; reqPerSec: number }> {
-  const bare = await startChildServer("test/load/bare-401.ts");
+  const bare = await startChildServer("bench/refusals-bare.ts");
   try {
     log(`baseline: ${name} (${sc.connections} connections, ${seconds} s)`);
     const r = await runScenario({ ...sc, name }, { url: bare.url, serverPid: bare.pid, seconds, settle: async () => {} });

@@ -54,7 +54,7 @@ export const TABLE_NOTES = [
   "seconds of offering, after a warm-up of the same schedule on the same sockets that is not counted (its seconds are",
   "shown under the table); the added p99 target is judged on this row.",
   "vs baseline: req/s over the same load against a baseline measured in this run: a bare Hono app answering the same 401",
-  "(test/load/bare-401.ts) for refusals, the stand-in product called directly for the paid path.",
+  "(bench/refusals-bare.ts) for refusals, the stand-in product called directly for the paid path.",
   "added p99 = p99 − the stub model's fixed delay. answers: the server's access log lines of the run (unattributable",
   "refusals write no request-log row).",
   "cpu srv/gen/stores: CPU seconds per wall second of the server process, of this generator process, and of the run's",
