@@ -58,11 +58,15 @@ interface CallRecord {
  * One call of the route. `lookupKey` answers for the X-Api-Key header; the playground
  * passes one that answers with the app's test key.
  */
-export type RemoveBg = (req: Request, env: unknown, o?: { requestId?: string; lookupKey?: GatewayPorts["lookupKey"] }) => Promise<Response>;
+export type RemoveBg = (
+  req: Request,
+  env: unknown,
+  o?: { requestId?: string; lookupKey?: GatewayPorts["lookupKey"]; answerHeaders?: Readonly<Record<string, string>> },
+) => Promise<Response>;
 
 export function registerRemoveBg(app: Hono<AppEnv>, deps: GatewayDeps, guard: InvalidKeyGuard): void {
   const removeBg = createRemoveBg(deps, guard);
-  app.post("/v1.0/removebg", (c) => removeBg(c.req.raw, c.env, { requestId: c.get("requestId") }));
+  app.post("/v1.0/removebg", (c) => removeBg(c.req.raw, c.env, { requestId: c.get("requestId"), answerHeaders: c.get("answerHeaders") }));
 }
 
 export function createRemoveBg(deps: GatewayDeps, guard: InvalidKeyGuard): RemoveBg {
@@ -75,7 +79,8 @@ export function createRemoveBg(deps: GatewayDeps, guard: InvalidKeyGuard): Remov
       requestId,
       receivedAt,
       row: { requestId, receivedAt, status: 0, chargedKrw: 0, attempts: 0 },
-      headers: {},
+      // The security headers, when the app gave them: made into each answer, not stamped after.
+      headers: { ...o.answerHeaders },
       writesRow: true,
       loggedWithCharge: false,
     };

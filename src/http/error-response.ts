@@ -8,7 +8,8 @@
 // names), which @hono/node-server writes as they are; a Headers object is only made if
 // something later reads or changes them. The answer carries its code and request ID as
 // tags, so the metrics, the access log and the request-ID middleware read them without
-// reading the headers or a copy of the body.
+// reading the headers or a copy of the body; the security-header middleware reads the
+// headers it was made with.
 import type { Failure } from "./api-error.ts";
 import { ERRORS, type ErrorCode } from "./error-catalogue.ts";
 import { H } from "./headers.ts";
@@ -48,6 +49,7 @@ export function errorResponse(
   const res = new Response(errorBody(code, title), { status: ERRORS[code].status, headers }) as Tagged;
   res[ERROR_CODE] = code;
   res[REQUEST_ID_SENT] = requestId;
+  res[HEADERS_MADE] = headers;
   return res;
 }
 
@@ -58,7 +60,8 @@ export function failureResponse(requestId: string, f: Failure, extraHeaders?: Re
 
 const ERROR_CODE = Symbol("pixeldrop.errorCode");
 const REQUEST_ID_SENT = Symbol("pixeldrop.requestId");
-type Tagged = Response & { [ERROR_CODE]?: ErrorCode; [REQUEST_ID_SENT]?: string };
+const HEADERS_MADE = Symbol("pixeldrop.headersMade");
+type Tagged = Response & { [ERROR_CODE]?: ErrorCode; [REQUEST_ID_SENT]?: string; [HEADERS_MADE]?: Readonly<Record<string, string>> };
 
 /** The catalogue code an answer built by errorResponse carries; undefined for any other answer. */
 export function errorCodeOf(res: Response): ErrorCode | undefined {
@@ -68,4 +71,9 @@ export function errorCodeOf(res: Response): ErrorCode | undefined {
 /** The X-PD-Request-Id errorResponse gave the answer; undefined for any other answer. */
 export function requestIdOf(res: Response): string | undefined {
   return (res as Tagged)[REQUEST_ID_SENT];
+}
+
+/** The headers errorResponse made the answer with (names in lower case); undefined for any other answer. */
+export function headerRecordOf(res: Response): Readonly<Record<string, string>> | undefined {
+  return (res as Tagged)[HEADERS_MADE];
 }

@@ -11,8 +11,13 @@
 // - Strict-Transport-Security when PUBLIC_URL is https: browsers then refuse plain http
 //   to this host for a year. Not includeSubDomains or preload: the operator's other
 //   hosts are not ours to decide.
-// Values are built once; each answer costs a few header writes.
+// Values are built once; each answer costs a few header writes. A route may put them in
+// its answers itself (c.get("answerHeaders"): the public API does, so a flood of its
+// refusals costs no header object per answer); an error answer whose own headers already
+// carry every one of them is left as it is.
 import type { MiddlewareHandler } from "hono";
+import type { AppEnv } from "./app-env.ts";
+import { headerRecordOf } from "./error-response.ts";
 
 /** img-src blob: lets the playground show the chosen image and its cut-out from object URLs. */
 export const PAGE_CSP =
@@ -28,19 +33,30 @@ export function inlineStyleCsp(sha256Base64: string): string {
 
 export const HSTS = "max-age=31536000";
 
-export function securityHeaders(o: { https: boolean }): MiddlewareHandler {
+export function securityHeaders(o: { https: boolean }): MiddlewareHandler<AppEnv> {
   const always: [string, string][] = [
     ["x-content-type-options", "nosniff"],
     ["x-frame-options", "DENY"],
     ["referrer-policy", "no-referrer"],
     ...(o.https ? ([["strict-transport-security", HSTS]] as [string, string][]) : []),
   ];
+  /** What a non-page answer carries, for routes that set it themselves. */
+  const answerHeaders: Readonly<Record<string, string>> = Object.freeze(Object.fromEntries([...always, ["content-security-policy", NONE_CSP]]));
   const stamp = (h: Headers) => {
     for (const [k, v] of always) h.set(k, v);
     if (!h.has("content-security-policy")) h.set("content-security-policy", /^text\/html\b/i.test(h.get("content-type") ?? "") ? PAGE_CSP : NONE_CSP);
   };
+  /** An error answer made with them (its headers as made: nothing removes them later). */
+  const carried = (res: Response) => {
+    const made = headerRecordOf(res);
+    if (made === undefined) return false;
+    for (const k in answerHeaders) if (made[k] !== answerHeaders[k]) return false;
+    return true;
+  };
   return async (c, next) => {
+    c.set("answerHeaders", answerHeaders);
     await next();
+    if (carried(c.res)) return;
     try {
       stamp(c.res.headers);
     } catch {

@@ -6,6 +6,7 @@
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
+import { headerRecordOf } from "../../src/http/error-response.ts";
 import { HSTS, NONE_CSP, PAGE_CSP } from "../../src/http/security-headers.ts";
 import { makeHarness, type Harness } from "../support/harness.ts";
 
@@ -69,4 +70,16 @@ test("console pages get the page policy; the API reference allows exactly its ow
   assert.match(csp, new RegExp(`style-src 'sha256-${hash.replace(/[+/=]/g, "\\$&")}'`));
   assert.doesNotMatch(csp, /unsafe-inline/);
   assert.doesNotMatch(html, /<script|style="/, "nothing else inline that the policy would block");
+});
+
+test("the public API's refusals are made with the headers (the middleware then leaves them as made: a flood of refusals pays for no header object)", async () => {
+  for (const [h, withHsts] of [[https, true], [plain, false]] as const) {
+    const res = await h.app.request("/v1.0/removebg", { method: "POST" });
+    assert.equal(res.status, 401);
+    const made = headerRecordOf(res);
+    assert.ok(made, "the answer is the error renderer's own, not a copy the middleware made");
+    assert.equal(made["x-frame-options"], "DENY");
+    assert.equal(made["content-security-policy"], NONE_CSP);
+    assert.equal(made["strict-transport-security"], withHsts ? HSTS : undefined);
+  }
 });
