@@ -6,7 +6,9 @@
 // the ratio holds even when the machine's load moves between cases. Cases:
 //   no-key    401: no X-Api-Key, an empty multipart body, a different client address
 //             per request (X-Forwarded-For, TRUST_PROXY=1) so the guard never blocks
-//   guard     429: a bad key from one address, which the invalid-key guard blocks
+//   guard     429: no key from one address, which the invalid-key guard blocks after 20
+//   unknown-key  429: a well-formed key that does not exist, from one address: each one
+//             is looked up by its HMAC (an unknown hash is remembered) before the guard
 //   over-cap  413: a live key and a 12,500,000-byte body announced by Content-Length
 //   drain     401/429: a bad key and a 12,000,000-byte chunked body, read off before
 //             the answer (src/http/unread-body.ts)
@@ -14,7 +16,7 @@
 // server's CPU time per answer (all its threads: a figure less moved by other load) and
 // ours ÷ bare per case; ours' answers are counted from its own access log.
 //   npm run bench:refusals -- [--seconds 10] [--connections 50] [--warmup 2] [--rounds 1]
-//     [--runtimes node,deno] [--cases no-key,guard,over-cap,drain] [--log-level info] [--profile]
+//     [--runtimes node,deno] [--cases no-key,guard,unknown-key,over-cap,drain] [--log-level info] [--profile]
 // --profile runs ours under the CPU profiler and prints, per case, the main thread's
 // time per answer by the package or file nearest each sample (bench/cpu-profile.ts).
 // Builds nothing: run `npm run build` first (Node runs dist/). Wrap timing runs in
@@ -43,7 +45,7 @@ const { values: args } = parseArgs({
     warmup: { type: "string", default: "2" },
     rounds: { type: "string", default: "1" },
     runtimes: { type: "string", default: "node,deno" },
-    cases: { type: "string", default: "no-key,guard,over-cap,drain" },
+    cases: { type: "string", default: "no-key,guard,unknown-key,over-cap,drain" },
     "log-level": { type: "string", default: "info" },
     profile: { type: "boolean", default: false },
   },
@@ -106,10 +108,18 @@ const CASES: Case[] = [
   },
   {
     name: "guard",
-    what: "429, bad key, one address",
+    what: "429, no key, one address",
     expected: ["401 invalid_api_key", "429 rate_limited"],
     judged: true,
-    headers: () => ({ ...MULTIPART, "x-api-key": UNKNOWN_KEY, "x-forwarded-for": "10.78.0.1" }),
+    headers: () => ({ ...MULTIPART, "x-forwarded-for": "10.78.0.1" }),
+    body: EMPTY_FORM,
+  },
+  {
+    name: "unknown-key",
+    what: "429, a well-formed unknown key, one address",
+    expected: ["401 invalid_api_key", "429 rate_limited"],
+    judged: false,
+    headers: () => ({ ...MULTIPART, "x-api-key": UNKNOWN_KEY, "x-forwarded-for": "10.81.0.1" }),
     body: EMPTY_FORM,
   },
   {
