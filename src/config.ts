@@ -155,7 +155,3 @@ function isWebBase(u: string): boolean {
   }
 }
 
-/** Whether HOST names a loopback address only (the developer mailbox is served only there). */
-export function isLoopbackHost(host: string): boolean {
-  return host === "localhost" || host === "::1" || host === "[::1]" || /^127(?:\.\d{1,3}){3}$/.test(host);
-}

@@ -29,9 +29,15 @@ export function checkAppName(name: string): string | null {
   return null;
 }
 
-/** Deliberately loose: one @, something either side, no spaces. Verification proves the rest. */
+/**
+ * Deliberately loose: one @, something either side, printable ASCII without spaces.
+ * Verification proves the rest. ASCII because an address is matched without regard to
+ * case in two places that must agree, Postgres's lower() (the account) and JavaScript's
+ * toLowerCase() (the per-address mail limit): beyond ASCII they differ by collation
+ * ("İ" is "i" to one and "i̇" to the other), and each spelling would get its own limit.
+ */
 export function normaliseEmail(email: string): string | null {
   const e = email.trim();
-  if (e.length > 254 || !/^[^\s@]+@[^\s@]+$/.test(e)) return null;
+  if (e.length > 254 || !/^[\x21-\x3f\x41-\x7e]+@[\x21-\x3f\x41-\x7e]+$/.test(e)) return null;
   return e;
 }

@@ -4,6 +4,7 @@
 // tells who has an account. The user and the organization they own are created
 // together when the sign-up link is opened (the address is then proven).
 import type { Accounts } from "../accounts/index.ts";
+import { normaliseEmail } from "../accounts/validate.ts";
 import { fail, type Failure } from "../http/api-error.ts";
 import type { Mailer } from "../mail/index.ts";
 import type { LoginLinks } from "./login-links.ts";
@@ -25,11 +26,10 @@ interface MailJob {
   baseUrl: string;
 }
 
-const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
-
+/** An address the console mails: the accounts' rule (normaliseEmail), with a dot in its domain. */
 export function checkEmail(raw: string): string | null {
-  const e = raw.trim();
-  return e.length <= 254 && EMAIL.test(e) ? e : null;
+  const e = normaliseEmail(raw);
+  return e && /^.+\..+$/.test(e.slice(e.indexOf("@") + 1)) ? e : null;
 }
 
 export function createAccountFlow({ accounts, links, mailRate, mailer, log }: AccountFlowDeps) {
@@ -97,7 +97,7 @@ export function createAccountFlow({ accounts, links, mailRate, mailer, log }: Ac
     return { ok: true, userId: made.userId, orgId: made.orgId, created: true };
   }
 
-  return { requestSignUp, requestSignIn, completeLink, mailSent: queue.idle };
+  return { requestSignUp, requestSignIn, linkFor: links.peek, completeLink, mailSent: queue.idle };
 }
 
 export function linkUrl(baseUrl: string, token: string): string {

@@ -33,7 +33,17 @@ export function createLoginLinks({ db, now, hash, ttlMs = LINK_TTL_MS }: { db: D
     return rows[0] ? { ok: true, purpose: rows[0].purpose, email: rows[0].email } : expired();
   }
 
-  return { issue, consume };
+  /** What a link is for, without using it (the page that asks the person to continue); fails as consume does. */
+  async function peek(token: string): Promise<{ ok: true; purpose: LinkPurpose; email: string } | Failure> {
+    if (!token || token.length > 100) return expired();
+    const rows = await db.query<{ purpose: LinkPurpose; email: string }>(
+      "SELECT purpose, email FROM console_login_tokens WHERE token_hash = $1 AND used_at IS NULL AND expires_at > $2",
+      [hash(token), new Date(now())],
+    );
+    return rows[0] ? { ok: true, purpose: rows[0].purpose, email: rows[0].email } : expired();
+  }
+
+  return { issue, consume, peek };
 }
 
 const expired = () => fail("not_found", "This link has expired or was already used. Ask for a new one.");

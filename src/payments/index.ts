@@ -5,4 +5,4 @@ export { createStripeProvider, type StripeOptions } from "./stripe.ts";
 export { STRIPE_SIGNATURE_TOLERANCE_S, STRIPE_WEBHOOK_MAX_BYTES, verifyStripeWebhook } from "./stripe-webhook.ts";
 export { registerStripeWebhook, STRIPE_WEBHOOK_PATH } from "./webhook-route.ts";
 export { createRefunds, type Refunds } from "./refunds.ts";
-export { createTopups, TOPUP_AMOUNTS_KRW, type SettleOutcome, type Topups, type Topup, type TopupDeps, type TopupState } from "./topups.ts";
+export { createTopups, MAX_OPEN_TOPUPS, TOPUP_OPEN_WINDOW_MS, TOPUP_AMOUNTS_KRW, type SettleOutcome, type Topups, type Topup, type TopupDeps, type TopupState } from "./topups.ts";

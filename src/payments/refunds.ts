@@ -3,11 +3,14 @@
 // provider, against the payments it took. Sandbox top-ups and operator credit are credit,
 // never money: they are not refundable, and what is left of them stays as credit.
 //
-// Each top-up's share is paid back at the provider first (with an idempotency key made
-// of the top-up and what was refunded of it before, so asking again after a lost answer
-// pays nothing twice), then recorded: the top-up's refunded_krw and the ledger's refund
-// entry in one transaction. A provider refusal stops the run; what was paid back so far
-// stays recorded, and the operator asks again.
+// Each top-up's share is paid back at the provider first, then recorded: the top-up's
+// refunded_krw and the ledger's refund entry in one transaction. The provider's
+// idempotency key names the top-up and what was refunded of it before, not the amount:
+// the provider binds a key to its first request's parameters, so a second payment at the
+// same point (a completion asked again after a lost answer or a failed entry, or two at
+// once) is either that same refund, entered once, or refused, never paid twice. A
+// provider refusal stops the run; what was paid back so far stays recorded, and the
+// operator asks again.
 import type { Billing } from "../billing/index.ts";
 import type { Db } from "../db/index.ts";
 import { fail, type Failure } from "../http/api-error.ts";
@@ -27,6 +30,12 @@ interface PaidTopup {
   amount_krw: number;
   refunded_krw: number;
 }
+
+/**
+ * The provider's idempotency key for paying back a share of top-up `t`: the top-up and
+ * what was refunded of it before. Never the amount (see the top of this file).
+ */
+const refundKey = (t: Pick<PaidTopup, "topup_id" | "refunded_krw">): string => `refund-${t.topup_id}-${t.refunded_krw}`;
 
 export function createRefunds({ db, billing, provider, log }: RefundDeps) {
   /** Money the org paid in through a provider and has not had back. */
@@ -54,19 +63,22 @@ export function createRefunds({ db, billing, provider, log }: RefundDeps) {
       if (!provider || provider.name !== t.provider || !t.payment_ref) {
         return fail("conflict", `Top-up ${t.topup_id} was paid through ${t.provider}, which is not the configured payment provider; ${refunded} KRW paid back so far`);
       }
-      const r = await provider.refund({ paymentRef: t.payment_ref, amountKrw: take, idempotencyKey: `refund-${t.topup_id}-${t.refunded_krw}-${take}` });
+      const r = await provider.refund({ paymentRef: t.payment_ref, amountKrw: take, idempotencyKey: refundKey(t) });
       if (!r.ok) return fail(r.code, `${r.title ?? "The payment provider refused the refund"}; ${refunded} KRW paid back so far`);
-      await db.transaction(async (tx) => {
+      const entered = await db.transaction(async (tx) => {
         const moved = await tx.query("UPDATE topups SET refunded_krw = refunded_krw + $2 WHERE topup_id = $1 AND refunded_krw = $3 RETURNING topup_id", [
           t.topup_id,
           take,
           t.refunded_krw,
         ]);
-        // Another run paid this share back at the same moment (the same idempotency key: one refund at the provider).
-        if (moved.length === 0) return;
+        if (moved.length === 0) return false;
         const entry = await billing.adjust(orgId, "refund", -take, `${note} (${t.topup_id}, ${r.refundRef})`, { within: tx });
         if (!entry.ok) throw new Error(`refund of ${take} KRW paid at the provider (${r.refundRef}) but not entered: ${entry.title ?? entry.code}`);
+        return true;
       });
+      // Another completion entered this point's refund first: under the same key the
+      // provider made one refund, so it is that one, entered once, and not this run's.
+      if (!entered) return fail("conflict", `Another completion entered the refund of top-up ${t.topup_id} at the same moment; ${refunded} KRW paid back by this one. Ask again to see what is left`);
       log({ level: "info", msg: "refund paid", orgId, topupId: t.topup_id, amountKrw: take, refundRef: r.refundRef });
       left -= take;
       refunded += take;

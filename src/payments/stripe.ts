@@ -88,9 +88,15 @@ function stripeCaller(o: StripeOptions) {
       return fail("upstream_error", "The payment provider did not answer; try again shortly");
     }
     if (res.ok && body && typeof body === "object") return { ok: true, body };
-    const error = (body as { error?: { message?: unknown; code?: unknown } } | null)?.error;
+    const error = (body as { error?: { message?: unknown; code?: unknown; type?: unknown } } | null)?.error;
     const message = typeof error?.message === "string" ? error.message : `HTTP ${res.status}`;
-    o.log({ level: "error", msg: "stripe refused", path, status: res.status, code: error?.code, message });
+    o.log({ level: "error", msg: "stripe refused", path, status: res.status, code: error?.code, type: error?.type, message });
+    // The key was first used with other parameters: for a refund, a share of that payment
+    // was already paid back with another amount (refunds.ts), and only the same amount
+    // finds that refund again.
+    if (error?.type === "idempotency_error") {
+      return fail("conflict", "The payment provider already has this request with other parameters: ask again with the same amount as the first time");
+    }
     return res.status >= 500 || res.status === 429
       ? fail("upstream_error", "The payment provider did not answer; try again shortly")
       : fail("conflict", `The payment provider refused: ${message}`);

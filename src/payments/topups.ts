@@ -17,6 +17,14 @@ import { isSandbox } from "./sandbox.ts";
 /** The amounts a customer can choose (KRW). */
 export const TOPUP_AMOUNTS_KRW = [10_000, 50_000, 100_000] as const;
 
+/**
+ * Unpaid top-ups an org may have opened within TOPUP_OPEN_WINDOW_MS. Each one is a call to
+ * the provider's API, whose rate limit every customer's payments and refunds share, and a
+ * row: a free account posting in a loop must not spend either.
+ */
+export const MAX_OPEN_TOPUPS = 5;
+export const TOPUP_OPEN_WINDOW_MS = 30 * 60_000;
+
 export type TopupState = "pending" | "confirming" | "confirmed" | "failed";
 
 export interface Topup {
@@ -84,6 +92,13 @@ export function createTopups({ db, now, billing, provider, refundPending, log }:
       return fail("invalid_parameter", `Choose one of ${TOPUP_AMOUNTS_KRW.map((a) => a.toLocaleString("en-US")).join(", ")} KRW`);
     }
     if (await refundPending(orgId)) return fail("refund_pending", "A refund is being processed; top up after it completes");
+    const open = await db.query<{ n: number }>("SELECT count(*)::int AS n FROM topups WHERE org_id = $1 AND state = 'pending' AND created_at > $2", [
+      orgId,
+      new Date(now() - TOPUP_OPEN_WINDOW_MS),
+    ]);
+    if ((open[0]?.n ?? 0) >= MAX_OPEN_TOPUPS) {
+      return fail("rate_limited", `${MAX_OPEN_TOPUPS} top-ups were opened in the last ${TOPUP_OPEN_WINDOW_MS / 60_000} minutes and not paid: pay one of them, or open another later`);
+    }
     const topupId = `top_${randomBase62(22)}`;
     const started = await provider.start({ topupId, amountKrw, returnUrl: urls.returnUrl(topupId), cancelUrl: urls.cancelUrl(topupId) });
     if (!started.ok) return started;

@@ -4,7 +4,7 @@
 import { Hono } from "hono";
 import { createAdminApp } from "../admin/app.ts";
 import { createCallMoney } from "../billing/call-money.ts";
-import { isLoopbackHost } from "../config.ts";
+import { isLoopbackHost } from "../http/loopback-host.ts";
 import { createConsoleApp } from "../console/app.tsx";
 import { operatorAuth } from "../admin/auth.ts";
 import { createGatewayApp } from "../gateway/app.ts";

@@ -49,7 +49,7 @@ test("PUBLIC_URL must be an http(s) address without query or fragment", () => {
   }
 });
 
-test("/console/dev/mailbox: 404 with NODE_ENV unset, 404 in development on a public address, served in development on loopback", async () => {
+test("/console/dev/mailbox: 404 with NODE_ENV unset, 404 in development on a public address, served in development on loopback, to loopback names only", async () => {
   const cases: [Record<string, string>, number][] = [
     [{}, 404],
     [{ NODE_ENV: "production" }, 404],
@@ -66,6 +66,11 @@ test("/console/dev/mailbox: 404 with NODE_ENV unset, 404 in development on a pub
       assert.equal(r.status, status, JSON.stringify(env));
       // Whatever mode: the mail itself is kept in the outbox (nothing is lost without SMTP).
       assert.equal(h.services.mailer.kind, "outbox");
+      if (status !== 200) continue;
+      // Served, but only under a loopback name: a page whose DNS name was rebound to
+      // 127.0.0.1 reaches the port under its own name, and gets nothing.
+      assert.equal((await createClient(h).raw("GET", "http://127.0.0.1:8080/console/dev/mailbox")).status, 200);
+      assert.equal((await createClient(h).raw("GET", "http://rebound.example:8080/console/dev/mailbox")).status, 404);
     } finally {
       await h.close();
     }

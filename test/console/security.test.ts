@@ -60,7 +60,8 @@ test("one-time links work once and expire after 30 minutes", async () => {
     await c.get(`/console/auth/link?token=${token}`);
     assert.equal((await c.post("/console/auth/link", { token })).status, 303);
     const again = createClient(h);
-    await again.get(`/console/auth/link?token=${token}`);
+    assert.equal((await again.get(`/console/auth/link?token=${token}`)).status, 404, "a used link's page says so");
+    await again.get("/console/sign-in");
     assert.equal((await again.post("/console/auth/link", { token })).status, 404, "second use refused");
 
     // Sign-in link, used after 31 minutes: expired.
@@ -85,6 +86,30 @@ test("one-time links work once and expire after 30 minutes", async () => {
     // Garbage tokens fail the same way.
     await s.get(`/console/auth/link?token=nope`);
     assert.equal((await s.post("/console/auth/link", { token: "nope" })).status, 404);
+  } finally {
+    await h.close();
+  }
+});
+
+test("a mailed link's page names the address it signs in as, and warns a browser signed in as someone else", async () => {
+  const h = await makeHarness({ env: { TRUST_PROXY: "true" } });
+  try {
+    // Someone asks for a link to their own account and sends it to a signed-in victim.
+    const { email: theirs } = await signedUp(h, uniqueEmail("sender"));
+    const { client: victim, email: mine } = await signedUp(h, uniqueEmail("victim"));
+    const asker = createClient(h);
+    await asker.get("/console/sign-in");
+    await asker.post("/console/sign-in", { email: theirs });
+    const token = (await lastLinkToken(h, theirs))!;
+    const shown = await victim.get(`/console/auth/link?token=${token}`);
+    assert.equal(shown.status, 200);
+    assert.match(shown.html, new RegExp(`data-testid="link-email">${theirs}<`));
+    assert.match(shown.html, new RegExp(`signed in as ${mine}`));
+    // Looking does not use the link; a link that cannot be used says so at once.
+    assert.equal((await asker.get(`/console/auth/link?token=${token}`)).status, 200);
+    assert.doesNotMatch((await asker.get(`/console/auth/link?token=${token}`)).html, /This browser is signed in/);
+    assert.equal((await asker.post("/console/auth/link", { token })).status, 303);
+    assert.equal((await victim.get(`/console/auth/link?token=${token}`)).status, 404);
   } finally {
     await h.close();
   }
@@ -187,6 +212,12 @@ test("sign-up mails are rate-limited per e-mail address and, for sign-ups, per c
     const refused = await sixth.post("/console/sign-in", { email });
     assert.equal(refused.status, 429);
     assert.ok(Number(refused.res.headers.get("retry-after")) > 0);
+    // Another case of the same address shares its limit; a letter beyond ASCII, which the
+    // database's lower() may fold onto an ASCII one ("İ" onto "i") while JavaScript does
+    // not, would make a spelling with a limit of its own: such an address is refused.
+    assert.equal((await sixth.post("/console/sign-in", { email: email.toUpperCase() })).status, 429);
+    assert.equal((await sixth.post("/console/sign-in", { email: `İ${email}` })).status, 400);
+    assert.equal((await sixth.post("/console/sign-up", { email: `İ${email}` })).status, 400);
 
     // Sign-ups per client address: 20 an hour, whichever e-mail addresses.
     const one = createClient(h);

@@ -6,7 +6,7 @@
 // fault half way through a credit or a refund leaves nothing half done.
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { createRefunds, createTopups, STRIPE_SIGNATURE_TOLERANCE_S, STRIPE_WEBHOOK_MAX_BYTES, STRIPE_WEBHOOK_PATH, verifyStripeWebhook } from "../../src/payments/index.ts";
+import { createRefunds, createTopups, MAX_OPEN_TOPUPS, TOPUP_OPEN_WINDOW_MS, STRIPE_SIGNATURE_TOLERANCE_S, STRIPE_WEBHOOK_MAX_BYTES, STRIPE_WEBHOOK_PATH, verifyStripeWebhook } from "../../src/payments/index.ts";
 import { fixture, makeHarness, type Harness } from "../support/harness.ts";
 import { STAND_IN_SECRET_KEY, STAND_IN_WEBHOOK_SECRET, startStripeStandIn, type Session, type StandIn } from "../support/stripe-stand-in.ts";
 import { signedUp, type Client } from "../console/client.ts";
@@ -298,6 +298,76 @@ describe("refunds pay back only what was paid in", () => {
       stripe.failWith = undefined;
     }
     assert.equal((await h.services.db.query("SELECT 1 FROM topups WHERE org_id = $1", [orgId])).length, 0);
+  });
+});
+
+describe("opening top-ups is bounded", () => {
+  test(`a free account opens at most ${MAX_OPEN_TOPUPS} unpaid top-ups in ${TOPUP_OPEN_WINDOW_MS / 60_000} minutes: the next one reaches neither Stripe nor the table`, async () => {
+    const { client, orgId } = await signedUp(h);
+    for (let i = 0; i < MAX_OPEN_TOPUPS; i++) await startTopup(client, 10_000);
+    const sessions = stripe.sessions.size;
+    await client.get("/console/credit");
+    const refused = await client.post("/console/credit/top-ups", { amountKrw: "10000" });
+    assert.equal(refused.status, 429, refused.html);
+    assert.match(refused.html, /not paid/);
+    assert.equal(stripe.sessions.size, sessions, "no Checkout Session was made");
+    const rows = await h.services.db.query<{ n: number }>("SELECT count(*)::int AS n FROM topups WHERE org_id = $1", [orgId]);
+    assert.equal(rows[0]!.n, MAX_OPEN_TOPUPS);
+    // Later (the session kept in use meanwhile), the oldest have left the window.
+    for (let waited = 0; waited <= TOPUP_OPEN_WINDOW_MS; waited += 10 * 60_000) {
+      t += 10 * 60_000;
+      await client.get("/console/credit");
+    }
+    await startTopup(client, 10_000);
+  });
+});
+
+describe("a refund's money and its entry stay equal", () => {
+  /** Won paid back at Stripe for this org's payments, and won its ledger took off as refunds. */
+  async function paidBackAndEntered(orgId: string, paymentIntents: string[]): Promise<[number, number]> {
+    const paid = stripe.refunds.filter((r) => paymentIntents.includes(r.payment_intent)).reduce((n, r) => n + r.amount, 0);
+    const rows = await h.services.db.query<{ n: number }>("SELECT coalesce(sum(-amount_krw), 0)::int AS n FROM ledger_entries WHERE org_id = $1 AND kind = 'refund'", [orgId]);
+    return [paid, rows[0]!.n];
+  }
+
+  async function paidTopup(client: Client, amountKrw: number): Promise<string> {
+    const { session } = await startTopup(client, amountKrw);
+    const paid = stripe.pay(session.id);
+    const ev = stripe.event("checkout.session.completed", paid);
+    assert.equal((await delivered(ev.body, stripe.sign(ev.body, nowS()))).outcome, "credited");
+    return stripe.sessions.get(session.id)!.payment_intent!;
+  }
+
+  test("two completions at once with different amounts: Stripe pays back only what the ledger takes off", async () => {
+    const { client, orgId } = await signedUp(h);
+    const pi = await paidTopup(client, 10_000);
+    await client.get("/console/credit");
+    await client.postFollow("/console/credit/refund", { confirm: "yes" });
+    const answers = await Promise.all([
+      h.admin("POST", `/orgs/${orgId}/refund/complete`, { amountKrw: 4_000 }),
+      h.admin("POST", `/orgs/${orgId}/refund/complete`, { amountKrw: 6_000 }),
+    ]);
+    const [paid, entered] = await paidBackAndEntered(orgId, [pi]);
+    assert.equal(paid, entered, `paid back at Stripe ${paid} KRW, taken off the balance ${entered} KRW (answers ${answers.map((a) => a.status)})`);
+    assert.equal(await balance(orgId), 10_000 - entered);
+    assert.ok(answers.some((a) => a.status === 200), "one of them completes");
+  });
+
+  test("a refund paid at Stripe whose entry failed, asked again with another amount: Stripe pays nothing twice", async () => {
+    const { client, orgId } = await signedUp(h);
+    const pi = await paidTopup(client, 50_000);
+    const s = h.services;
+    const failing = createRefunds({ db: s.db, billing: { adjust: async () => Promise.reject(new Error("store went away")) }, provider: s.payments.provider, log: () => {} });
+    await assert.rejects(failing.payBack(orgId, 10_000, "refund"), /store went away/);
+    await h.admin("PATCH", `/orgs/${orgId}`, { refundPending: true });
+    const other = await h.admin("POST", `/orgs/${orgId}/refund/complete`, { amountKrw: 20_000 });
+    assert.equal(other.status, 409, JSON.stringify(other.json));
+    assert.match(JSON.stringify(other.json), /same amount/);
+    assert.deepEqual(await paidBackAndEntered(orgId, [pi]), [10_000, 0], "only the first refund was paid; it is not entered yet");
+    const same = await h.admin("POST", `/orgs/${orgId}/refund/complete`, { amountKrw: 10_000 });
+    assert.equal(same.status, 200, JSON.stringify(same.json));
+    assert.deepEqual(await paidBackAndEntered(orgId, [pi]), [10_000, 10_000]);
+    assert.equal(await balance(orgId), 40_000);
   });
 });
 

@@ -1,7 +1,8 @@
 // A local stand-in for the parts of Stripe the service uses, written from Stripe's API
 // reference and its "Verify webhook signatures" guide, not from our adapter:
 // - POST /v1/checkout/sessions and POST /v1/refunds over real HTTP, form-encoded, with
-//   the secret key as a Bearer token and Idempotency-Key (a repeat gets the first answer);
+//   the secret key as a Bearer token and Idempotency-Key (a repeat gets the first answer,
+//   a repeat with other parameters a 400 `idempotency_error`);
 // - the customer paying on the hosted page (pay), which makes the events Stripe sends;
 // - webhook deliveries signed as Stripe signs them: Stripe-Signature `t=<unix s>,v1=<hex>`,
 //   v1 = HMAC-SHA256 keyed with the endpoint secret over `<t>.<raw body>` (node:crypto
@@ -61,7 +62,7 @@ export async function startStripeStandIn(): Promise<StandIn> {
   const sessions = new Map<string, Session>();
   const refunds: Refund[] = [];
   const requests: StandIn["requests"] = [];
-  const answered = new Map<string, { status: number; body: unknown }>();
+  const answered = new Map<string, { status: number; body: unknown; form: string }>();
   const paidBy = new Map<string, number>(); // payment_intent → amount paid
   let base = "";
 
@@ -118,9 +119,14 @@ export async function startStripeStandIn(): Promise<StandIn> {
     if (standIn.failWith !== undefined) return error(standIn.failWith, "stand_in_failure", "The stand-in was told to fail");
     const key = idempotencyKey ? `${path} ${idempotencyKey}` : undefined;
     const again = key ? answered.get(key) : undefined;
+    const asked = JSON.stringify(form);
+    if (again && again.form !== asked) {
+      // Stripe's documented rule: a key is bound to the parameters of its first request.
+      return send(400, { error: { type: "idempotency_error", message: `Idempotency key ${idempotencyKey} was first used with other parameters` } });
+    }
     if (again) return send(again.status, again.body);
     const remember = (status: number, body: unknown) => {
-      if (key) answered.set(key, { status, body });
+      if (key) answered.set(key, { status, body, form: asked });
       send(status, body);
     };
 

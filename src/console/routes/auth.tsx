@@ -1,6 +1,7 @@
 // Sign-up, sign-in, the mailed one-time link, sign-out (here or everywhere). The link's
-// GET shows a button and only the POST uses the link: mail scanners that fetch every URL
-// in a message would otherwise burn it before the person clicks.
+// GET shows a button and the address it signs in as, and only the POST uses the link:
+// mail scanners that fetch every URL in a message would otherwise burn it before the
+// person clicks.
 import type { Hono } from "hono";
 import type { ConsoleDeps, ConsoleStores } from "../deps.ts";
 import type { ConsoleEnv } from "../env.ts";
@@ -71,15 +72,27 @@ export function registerAuthRoutes(app: Hono<ConsoleEnv>, d: ConsoleDeps, st: Co
     st.flow.requestSignIn,
   );
 
-  app.get("/console/auth/link", (c) => {
+  // The page names the account the link opens, and the one this browser is in now: a link
+  // someone else asked for (their own account) and sent here would otherwise sign this
+  // person into it with one press, where they might top it up.
+  app.get("/console/auth/link", async (c) => {
     const token = c.req.query("token") ?? "";
+    const link = await st.flow.linkFor(token);
+    if (!link.ok) return errorPage(c, 404, "Link not valid", link.title ?? "This link has expired or was already used.");
+    const session = c.get("session");
+    const current = session ? (await d.accounts.getUser(session.userId))?.email : undefined;
+    const other = current !== undefined && current.toLowerCase() !== link.email.toLowerCase();
     return page(
       c,
       "Continue to Pixeldrop",
       <form method="post" action="/console/auth/link">
         <Csrf value={c.get("csrf")} />
         <input type="hidden" name="token" value={token} />
-        <p>Press the button to finish signing in.</p>
+        <p>
+          This link signs you in as <strong data-testid="link-email">{link.email}</strong>
+          {link.purpose === "signup" ? ", and makes its account and organization if it has none" : ""}. Continue only if that is your address.
+        </p>
+        {other ? <Notice kind="warn">This browser is signed in as {current}. Continuing signs it out of that account.</Notice> : null}
         <button type="submit">Continue</button>
       </form>,
     );

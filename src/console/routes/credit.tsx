@@ -107,6 +107,7 @@ export function registerCreditRoutes(app: Hono<ConsoleEnv>, d: ConsoleDeps, _st:
     const r = await d.topups.start(s.orgId, amount, { returnUrl: (id) => `${topupPage(id)}?returned=1`, cancelUrl: () => `${baseUrl(d)}/console/credit?done=cancelled` });
     if (!r.ok) {
       if (r.code === "refund_pending") return errorPage(c, 409, "Top-up closed", r.title ?? "A refund is being processed.");
+      if (r.code === "rate_limited") return errorPage(c, 429, "Too many open top-ups", r.title ?? "Pay an open top-up, or open another later.");
       if (r.code === "upstream_error" || r.code === "conflict" || r.code === "service_unavailable") {
         return errorPage(c, 503, "Top-up unavailable", "The payment provider could not open a payment. Nothing was charged; try again in a minute.");
       }

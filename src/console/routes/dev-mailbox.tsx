@@ -1,15 +1,19 @@
 // The developer mailbox: the outbox mailer's messages, for trying sign-up without an
-// SMTP server. Registered only outside production (and only with the outbox mailer).
+// SMTP server. Registered only in development on a loopback HOST, with the outbox mailer
+// (src/wiring/app.ts), and answered only to a request that names a loopback host: a web
+// page that rebinds its own name to 127.0.0.1 reaches the port, but not under that name.
 import type { Hono } from "hono";
 import { listOutbox } from "../../mail/index.ts";
 import type { ConsoleDeps, ConsoleStores } from "../deps.ts";
 import type { ConsoleEnv } from "../env.ts";
-import { page } from "../http.tsx";
+import { notFound, page } from "../http.tsx";
+import { isLoopbackHost } from "../../http/loopback-host.ts";
 import { Notice, when } from "../pages/layout.tsx";
 import { Preformatted } from "../pages/scroll-region.tsx";
 
 export function registerDevMailbox(app: Hono<ConsoleEnv>, d: ConsoleDeps, st: ConsoleStores): void {
   app.get("/console/dev/mailbox", async (c) => {
+    if (!isLoopbackHost(new URL(c.req.url).hostname)) return notFound(c);
     const to = c.req.query("to")?.trim() || undefined;
     // Mail asked for a moment ago is written after its answer (mail-queue.ts): shown once written.
     await st.flow.mailSent();
