@@ -1,6 +1,7 @@
 // Redis limiter: what lets several gateway processes keep one org cap of 2. All state
 // is in Redis under `keyPrefix`, every decision is one Lua script (redis-scripts.ts)
-// using Redis server time, so processes with skewed clocks still agree.
+// using Redis server time, so processes with skewed clocks still agree (a test may set
+// the time the scripts see instead: `now`).
 //
 // Outages: a call never waits long. While the connection is down a call waits at most
 // `readyTimeoutMs` for ioredis to reconnect, and a sent command at most
@@ -42,6 +43,12 @@ export interface RedisLimiterOptions {
   onError?: (err: Error) => void;
   /** How long a refused caller's place in line outlives its Retry-After (HANDOVER_GRACE_MS). */
   handOverGraceMs?: number;
+  /**
+   * Tests only: the time in ms every script sees, in place of Redis's own clock (TIME).
+   * Keys still expire on Redis's clock, so a test that moves this forward uses windows
+   * and leases longer than it runs (the contract's 60 s), never shorter.
+   */
+  now?: () => number;
 }
 
 export const DEFAULT_KEY_PREFIX = "pd:limits:";
@@ -53,6 +60,7 @@ export function createRedisLimiter(options: RedisLimiterOptions): Limiter {
   const maxLogEntries = options.maxLogEntries ?? DEFAULT_MAX_LOG_ENTRIES;
   const onError = options.onError ?? (() => {});
   const graceMs = options.handOverGraceMs ?? HANDOVER_GRACE_MS;
+  const clock = options.now;
 
   const client = new Redis(options.url, {
     connectionName: "pixeldrop-limits",
@@ -100,6 +108,7 @@ export function createRedisLimiter(options: RedisLimiterOptions): Limiter {
   async function run(script: LuaScript, keys: string | readonly string[], args: (string | number)[]): Promise<unknown> {
     await ready();
     const ks = typeof keys === "string" ? [keys] : keys;
+    if (script.clock) args.push(clock ? Math.floor(clock()) : "");
     try {
       try {
         return await client.evalsha(script.sha, ks.length, ...ks, ...args);

@@ -3,6 +3,7 @@
 // share or collide). Label values are closed sets — route patterns, methods, status
 // numbers, catalogue error codes, stage names, key modes — never key text, e-mails or
 // request IDs, which would leak secrets and make one time series per request.
+import type { ByteBudget } from "../http/byte-budget.ts";
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";
 import type { GatewayObserver } from "../gateway/deps.ts";
 import type { ProductObserver } from "../product/run-job.ts";
@@ -39,6 +40,8 @@ export interface Metrics {
   resends: Counter<"code">;
   /** Adds the pool and queue gauges, read from `engine`/`admission` on each scrape. */
   watchEngine(engine: EngineView, admission?: AdmissionView): void;
+  /** Adds the receive budgets' bytes in use (a flood of large or slow uploads shows here). */
+  watchBudgets(budgets: Record<"gateway" | "product", ByteBudget>): void;
   /** Node process metrics (CPU, memory, event loop lag, GC); for the real server only. */
   collectProcessMetrics(): void;
 }
@@ -47,6 +50,7 @@ export function createMetrics(): Metrics {
   const registry = new Registry();
   const registers = [registry];
   let engineWatched = false;
+  let budgetsWatched = false;
   let processCollected = false;
   return {
     registry,
@@ -126,6 +130,19 @@ export function createMetrics(): Metrics {
         gauge(registry, "pixeldrop_product_queued", "Admitted jobs beyond the pool size, waiting their turn", () => admission.stats().queued);
         gauge(registry, "pixeldrop_product_job_estimate_seconds", "The admission's running estimate of one job's duration (drives deadline_unreachable)", () => admission.stats().avgJobMs / 1000);
       }
+    },
+    watchBudgets(budgets) {
+      if (budgetsWatched) return;
+      budgetsWatched = true;
+      new Gauge({
+        name: "pixeldrop_receive_budget_bytes_in_use",
+        help: "Request-body bytes held by calls being received or run, of RECEIVE_BUDGET_BYTES, by the process's role",
+        labelNames: ["role"] as const,
+        registers: [registry],
+        collect() {
+          for (const [role, budget] of Object.entries(budgets)) this.set({ role }, budget.inUse());
+        },
+      });
     },
     collectProcessMetrics() {
       if (processCollected) return;

@@ -117,6 +117,9 @@ export async function createServices(config: Config, opts: ServiceOptions): Prom
   }
   const metrics = createMetrics();
   if (engine) metrics.watchEngine(engine, admission);
+  const productBudget = createByteBudget(config.RECEIVE_BUDGET_BYTES);
+  const gatewayBudget = createByteBudget(config.RECEIVE_BUDGET_BYTES);
+  metrics.watchBudgets({ gateway: gatewayBudget, product: productBudget });
   // A hold lives as long as a request may (deadline) plus a margin for the capture itself.
   const billing = createBilling({ db, now, holdTtlMs: config.DEADLINE_MS + 60_000 });
   const reconciler = createReconciler({
@@ -156,8 +159,8 @@ export async function createServices(config: Config, opts: ServiceOptions): Prom
     engine,
     admission,
     modelLabel: engine ? await runningModelLabel(config) : undefined,
-    productBudget: createByteBudget(config.RECEIVE_BUDGET_BYTES),
-    gatewayBudget: createByteBudget(config.RECEIVE_BUDGET_BYTES),
+    productBudget,
+    gatewayBudget,
     metrics,
     async close() {
       await engine?.dispose().catch(() => {});

@@ -1,7 +1,9 @@
-// Redis limiter: the shared contract against a real Redis (short windows, real waiting),
-// plus what only a shared store can do: two limiter instances — two gateway processes —
-// see one set of counts and permits. Skipped without REDIS_URL. Every run uses its own
-// key namespace so parallel runs and other suites do not collide.
+// Redis limiter: the shared contract against a real Redis, its scripts on a clock the test
+// moves (as the in-process limiter's is), so no assertion depends on how long the process
+// was held up between two steps; plus what only a shared store can do: two limiter
+// instances — two gateway processes — see one set of counts and permits, and the scripts
+// read Redis's own clock when none is given. Skipped without REDIS_URL. Every run uses its
+// own key namespace so parallel runs and other suites do not collide.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
@@ -16,13 +18,37 @@ const skip = url ? false : "REDIS_URL not set";
 const prefix = `pdtest:limits:${randomUUID()}:`;
 const make = (o?: { handOverGraceMs?: number }) => createRedisLimiter({ url: url!, keyPrefix: prefix, ...o });
 
+// Windows and leases of 60 s on a clock that moves only when the contract says: keys
+// expire on Redis's clock, which then never overtakes the scripts' one within a test.
+// For the same reason a line's places outlive their Retry-After by 10 minutes unless a
+// test names its grace (the default 3 s would be real seconds for the keys holding them).
+let now = 1_750_000_000_000;
 runLimiterContract({
   name: "redis",
-  make: (o) => make(o),
-  advance: (ms) => sleep(ms),
-  unit: 500,
-  exact: false,
+  make: (o) => createRedisLimiter({ url: url!, keyPrefix: prefix, now: () => now, handOverGraceMs: 600_000, ...o }),
+  advance: async (ms) => void (now += ms),
+  unit: 60_000,
   skip,
+});
+
+test("redis: without a clock given, the scripts read Redis's own, and a window's retry-after holds for any delay", { skip }, async () => {
+  const l = make();
+  try {
+    const k = `server-clock:${randomUUID()}`;
+    const W = 60_000;
+    const before = performance.now();
+    assert.equal((await l.hit(k, 1, W)).allowed, true);
+    await sleep(20);
+    const refused = await l.hit(k, 1, W);
+    const elapsed = performance.now() - before;
+    assert.equal(refused.allowed, false);
+    // The first hit leaves W after Redis stamped it; both stamps lie within what this
+    // process measured around the two calls (1 ms for Redis's whole-millisecond rounding).
+    assert.ok(refused.retryAfterMs <= W && refused.retryAfterMs >= W - elapsed - 1, `retryAfterMs ${refused.retryAfterMs} after ${elapsed.toFixed(0)} ms`);
+    assert.ok(refused.retryAfterMs < W, "Redis's clock moved during the 20 ms sleep");
+  } finally {
+    await l.close();
+  }
 });
 
 test("redis: two limiter instances share window counts", { skip }, async () => {
