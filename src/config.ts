@@ -16,6 +16,9 @@ const bool = (def: boolean) =>
 
 const cores = Math.max(1, availableParallelism());
 
+/** The shortest operator token accepted: a random one of this length is far past guessing, throttled or not. */
+export const OPERATOR_TOKEN_MIN_LENGTH = 32;
+
 export const ConfigSchema = z.object({
   // Unset: production. Development (the developer mailbox, the payment sandbox, loopback
   // by default) is asked for by name (docs/SECURITY.md "Defaults").
@@ -31,7 +34,10 @@ export const ConfigSchema = z.object({
   REDIS_URL: optionalString,
 
   // Secrets. OPERATOR_TOKEN unset: one is generated and printed once at start.
-  OPERATOR_TOKEN: z.string().min(16).optional(),
+  OPERATOR_TOKEN: z
+    .string()
+    .min(OPERATOR_TOKEN_MIN_LENGTH, `at least ${OPERATOR_TOKEN_MIN_LENGTH} characters (e.g. openssl rand -base64 33)`)
+    .optional(),
   // Pepper mixed into key hashes. Unset: generated once and kept in DATA_DIR.
   KEY_PEPPER: z.string().min(16).optional(),
 

@@ -29,15 +29,49 @@ export function checkAppName(name: string): string | null {
   return null;
 }
 
+/** RFC 5321's bound on a whole address. */
+const ADDRESS_MAX = 254;
+// The local part: atoms of RFC 5322 atext joined by dots, or one quoted string of
+// printable ASCII without spaces (a backslash quotes the next character).
+const DOT_ATOM = /^[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+(?:\.[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+)*$/;
+const QUOTED = /^"(?:[\x21\x23-\x5b\x5d-\x7e]|\\[\x21-\x7e])*"$/;
+// The domain: a host name (letters, digits, hyphens in labels of up to 63), with the
+// root's trailing dot allowed. No address literal ("[203.0.113.9]") and no bare IP
+// address: a last label of digits only is never a top-level domain.
+const HOST_NAME = /^(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.)*[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.?$/;
+const NUMERIC_LAST_LABEL = /(?:^|\.)\d+\.?$/;
+
 /**
- * Deliberately loose: one @, something either side, printable ASCII without spaces.
- * Verification proves the rest. ASCII because an address is matched without regard to
- * case in two places that must agree, Postgres's lower() (the account) and JavaScript's
- * toLowerCase() (the per-address mail limit): beyond ASCII they differ by collation
- * ("İ" is "i" to one and "i̇" to the other), and each spelling would get its own limit.
+ * The address as typed (trimmed) when it is one we mail, else null: a dot-atom or quoted
+ * local part, "@", a host name. ASCII only, because an address is matched without
+ * regard to case in two places that must agree, Postgres's lower() (the account) and
+ * JavaScript's toLowerCase() (the per-address limits): beyond ASCII they differ by
+ * collation ("İ" is "i" to one and "i̇" to the other), and each spelling would get a
+ * limit of its own. Comments, spaces and address literals are refused for the same
+ * reason: each is another spelling of a mailbox (canonicalEmail folds the rest).
  */
 export function normaliseEmail(email: string): string | null {
   const e = email.trim();
-  if (e.length > 254 || !/^[\x21-\x3f\x41-\x7e]+@[\x21-\x3f\x41-\x7e]+$/.test(e)) return null;
+  const at = e.lastIndexOf("@");
+  if (e.length > ADDRESS_MAX || at < 1) return null;
+  const local = e.slice(0, at);
+  const domain = e.slice(at + 1);
+  if (!(DOT_ATOM.test(local) || QUOTED.test(local))) return null;
+  if (!HOST_NAME.test(domain) || NUMERIC_LAST_LABEL.test(domain)) return null;
   return e;
+}
+
+/**
+ * The one form of an address (from normaliseEmail) that every per-address limit counts:
+ * lower case, a quoted local part unquoted, a "+tag" cut off (victim+1@ is victim@'s
+ * mailbox at most providers), the domain's trailing dot dropped. Never used to send:
+ * mail goes to the address as typed.
+ */
+export function canonicalEmail(address: string): string {
+  const at = address.lastIndexOf("@");
+  let local = address.slice(0, at);
+  if (local.startsWith('"')) local = local.slice(1, -1).replace(/\\(.)/g, "$1");
+  const plus = local.indexOf("+");
+  if (plus > 0) local = local.slice(0, plus);
+  return `${local}@${address.slice(at + 1).replace(/\.$/, "")}`.toLowerCase();
 }

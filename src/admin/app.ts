@@ -3,7 +3,6 @@
 import { Hono } from "hono";
 import type { AppEnv } from "../http/app-env.ts";
 import { registerAppRoutes } from "./apps.ts";
-import { operatorAuth } from "./auth.ts";
 import type { AdminDeps } from "./deps.ts";
 import { registerKeyRoutes } from "./keys.ts";
 import { registerOrgRoutes } from "./orgs.ts";
@@ -12,7 +11,7 @@ import { registerRefundRoutes } from "./refunds.ts";
 
 export function createAdminApp(d: AdminDeps): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
-  app.use("*", operatorAuth(d.operatorToken));
+  app.use("*", d.operatorGate);
   registerOrgRoutes(app, d);
   registerAppRoutes(app, d);
   registerKeyRoutes(app, d);

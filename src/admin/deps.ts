@@ -1,4 +1,6 @@
 // The services the operator API works through (no SQL in routes).
+import type { MiddlewareHandler } from "hono";
+import type { AppEnv } from "../http/app-env.ts";
 import type { Accounts } from "../accounts/index.ts";
 import type { Billing, RequestLog } from "../billing/index.ts";
 import type { KeyService } from "../keys/index.ts";
@@ -12,7 +14,8 @@ export interface AdminDeps {
   requestLog: RequestLog;
   /** Money paid back through the provider that took it (only that: src/payments/refunds.ts). */
   refunds: Refunds;
-  operatorToken: string;
+  /** The operator token's check (auth.ts), one per process: /metrics and the product path share its throttle. */
+  operatorGate: MiddlewareHandler<AppEnv>;
 }
 
 /** A service result or, for a failure value, the one error path. */

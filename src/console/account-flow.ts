@@ -4,7 +4,7 @@
 // tells who has an account. The user and the organization they own are created
 // together when the sign-up link is opened (the address is then proven).
 import type { Accounts } from "../accounts/index.ts";
-import { normaliseEmail } from "../accounts/validate.ts";
+import { canonicalEmail, normaliseEmail } from "../accounts/validate.ts";
 import { fail, type Failure } from "../http/api-error.ts";
 import type { Mailer } from "../mail/index.ts";
 import type { LoginLinks } from "./login-links.ts";
@@ -26,10 +26,12 @@ interface MailJob {
   baseUrl: string;
 }
 
-/** An address the console mails: the accounts' rule (normaliseEmail), with a dot in its domain. */
+/** An address the console mails: the accounts' rule (normaliseEmail), with a dot inside its domain. */
 export function checkEmail(raw: string): string | null {
   const e = normaliseEmail(raw);
-  return e && /^.+\..+$/.test(e.slice(e.indexOf("@") + 1)) ? e : null;
+  if (!e) return null;
+  const c = canonicalEmail(e);
+  return /^.+\..+$/.test(c.slice(c.lastIndexOf("@") + 1)) ? e : null;
 }
 
 export function createAccountFlow({ accounts, links, mailRate, mailer, log }: AccountFlowDeps) {

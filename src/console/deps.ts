@@ -10,7 +10,7 @@ import type { ProxyTrust } from "../http/proxy-trust.ts";
 import type { Topups } from "../payments/index.ts";
 import { createAccountFlow, type AccountFlow } from "./account-flow.ts";
 import { createAppReview, type AppReview } from "../accounts/index.ts";
-import { createLoginLinks, LINK_TTL_MS } from "./login-links.ts";
+import { createLoginLinks, LINK_TTL_MS, type LoginLinks } from "./login-links.ts";
 import { createMailRate, DEFAULT_MAIL_LIMITS, type MailRateLimits } from "./mail-rate.ts";
 import { createSessions, type Sessions } from "./sessions.ts";
 import { tokenHasher } from "./tokens.ts";
@@ -43,6 +43,7 @@ export interface ConsoleDeps {
 
 export interface ConsoleStores {
   sessions: Sessions;
+  links: LoginLinks;
   flow: AccountFlow;
   review: AppReview;
   usage: Usage;
@@ -54,6 +55,7 @@ export function buildStores(d: ConsoleDeps): ConsoleStores {
   const mailRate = createMailRate({ db: d.db, now: d.now, limits: d.mailLimits ?? DEFAULT_MAIL_LIMITS });
   return {
     sessions: createSessions({ db: d.db, now: d.now, hash }),
+    links,
     flow: createAccountFlow({ accounts: d.accounts, links, mailRate, mailer: d.mailer, log: d.log }),
     review: createAppReview({ db: d.db, now: d.now }),
     usage: createUsage({ db: d.db, now: d.now }),

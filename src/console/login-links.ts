@@ -43,7 +43,21 @@ export function createLoginLinks({ db, now, hash, ttlMs = LINK_TTL_MS }: { db: D
     return rows[0] ? { ok: true, purpose: rows[0].purpose, email: rows[0].email } : expired();
   }
 
-  return { issue, consume, peek };
+  /**
+   * Voids every unused link to the user's address ("sign out everywhere"): a link mailed
+   * before, still in an inbox someone else may read, no longer signs in. Matched as the
+   * account is (lower()): any link that would open this account.
+   */
+  async function voidAllOf(userId: string): Promise<void> {
+    await db.query(
+      `UPDATE console_login_tokens t SET used_at = $2
+         FROM users u
+        WHERE u.user_id = $1 AND lower(t.email) = lower(u.email) AND t.used_at IS NULL`,
+      [userId, new Date(now())],
+    );
+  }
+
+  return { issue, consume, peek, voidAllOf };
 }
 
 const expired = () => fail("not_found", "This link has expired or was already used. Ask for a new one.");

@@ -10,6 +10,7 @@
 // The same scopes are counted whether or not the address has an account, so the
 // limits tell nothing about who has one. Counted in the database so every process
 // sees the same numbers.
+import { canonicalEmail } from "../accounts/validate.ts";
 import type { Db } from "../db/index.ts";
 import { fail, type Failure } from "../http/api-error.ts";
 
@@ -35,11 +36,12 @@ export const DEFAULT_MAIL_LIMITS: MailRateLimits = {
 export type MailKind = "signup" | "signin";
 
 export function createMailRate({ db, now, limits = DEFAULT_MAIL_LIMITS }: { db: Db; now: () => number; limits?: MailRateLimits }) {
-  /** Counts one request in each of its scopes, or refuses (nothing counted) when any is full. */
+  /** Counts one request in each of its scopes, or refuses (nothing counted) when any is full. `email` passed normaliseEmail. */
   async function take(kind: MailKind, email: string, ip: string): Promise<{ ok: true } | Failure> {
     const t = now();
     const scopes: [string, RateWindow][] = [
-      [`email:${email.toLowerCase()}`, limits.perEmail],
+      // One count per mailbox however it is spelt (trailing dot, quotes, +tag, case).
+      [`email:${canonicalEmail(email)}`, limits.perEmail],
       ...(kind === "signup" ? ([[`signup-ip:${ip}`, limits.signUpsPerIp]] as [string, RateWindow][]) : []),
       [`ip-minute:${ip}`, limits.requestsPerIp],
     ];

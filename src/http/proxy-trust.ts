@@ -8,7 +8,10 @@
 //   client and are never believed.
 // - a comma-separated list of proxy addresses or ranges (`10.0.0.0/8,fd00::/8`): only a
 //   peer in the list is believed, and from the right the first entry outside the list is
-//   the client, whatever the number of proxies.
+//   the client, whatever the number of proxies. When every entry is inside the list, the
+//   client is the rightmost entry, the address the peer itself saw: entries further left
+//   were written by whoever connected to it, which may be a client inside a listed range
+//   writing any listed address it likes.
 // Parsed once by src/config.ts; this file imports nothing but ip-address.ts, so the
 // config may read it.
 import { inRange, parseIp, parseRange, type IpRange } from "./ip-address.ts";
@@ -57,8 +60,8 @@ export function forwardedClient(forwardedFor: string | null | undefined, trust: 
   if (entries.length === 0) return peer;
   if (trust.kind === "hops") return entries[Math.max(0, entries.length - trust.hops)];
   for (let i = entries.length - 1; i >= 0; i--) if (!trusted(trust, entries[i]!)) return entries[i];
-  // Every hop is a proxy of ours: the furthest one is as close to the client as we know.
-  return entries[0];
+  // Every entry is in a listed range: the one the peer wrote, never one a client may have.
+  return entries[entries.length - 1];
 }
 
 /** Whether X-Forwarded-Proto (and the like) from this peer may be believed. */

@@ -3,7 +3,7 @@
 // cannot be used to test guesses. node:crypto's HMAC (Deno has it too) is synchronous:
 // WebCrypto's sign cost a tenth of the gateway's CPU per unknown-key refusal in its
 // profile, most of it in the hand-over to and from its job queue.
-import { createHmac } from "node:crypto";
+import { createHash, createHmac, timingSafeEqual } from "node:crypto";
 import type { Db } from "../db/index.ts";
 import { randomBase62 } from "../db/random-id.ts";
 
@@ -30,6 +30,18 @@ export function constantTimeEqual(a: string, b: string): boolean {
   let diff = 0;
   for (let i = 0; i < a.length; i++) diff |= a.charCodeAt(i) ^ b.charCodeAt(i);
   return diff === 0;
+}
+
+/**
+ * A check of presented values against one secret (the operator token) whose time tells
+ * neither where a guess differs nor how long the secret is: both sides are compared as
+ * SHA-256 digests, of one length whatever was sent. The time of hashing the presented
+ * value depends on its own length only, which its sender knows.
+ */
+export function secretMatcher(secret: string): (presented: string) => boolean {
+  const digest = (s: string) => createHash("sha256").update(s, "utf8").digest();
+  const expected = digest(secret);
+  return (presented) => timingSafeEqual(digest(presented), expected);
 }
 
 const PEPPER_SETTING = "key_pepper";

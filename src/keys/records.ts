@@ -14,6 +14,7 @@ export interface KeyRecord {
   lastUsedAt: number | null;
   /** Set when the key was replaced by a reissue: valid until then. */
   expiresAt: number | null;
+  /** Set while the operator suspends the app's access of this key's kind. */
   suspendedAt: number | null;
   replacedBy: string | null;
 }
@@ -52,6 +53,7 @@ export interface KeyRow {
   last_used_at: number | null;
   expires_at: number | null;
   deleted_at: number | null;
+  /** When the operator suspended the app's access of this kind (KEY_COLUMNS). */
   suspended_at: number | null;
   replaced_by: string | null;
 }
@@ -72,8 +74,23 @@ export interface KeyJoinRow extends KeyRow {
   product_status: string | null;
 }
 
+/** The apps column that holds the operator's suspension of an app's access of a kind (migration 0011). */
+export function suspensionColumn(kind: KeyKind): "live_suspended_at" | "test_suspended_at" {
+  return kind === "live" ? "live_suspended_at" : "test_suspended_at";
+}
+
+/** That suspension for the key `k` of the app `a`. */
+export const KEY_SUSPENDED_AT_SQL = `CASE k.kind WHEN 'live' THEN a.${suspensionColumn("live")} ELSE a.${suspensionColumn("test")} END`;
+
+/**
+ * The key's columns, its suspension included: an operator's suspension is its app's
+ * access of the key's kind (migration 0011, docs/DECISIONS.md "Suspension"), so every
+ * key of that app and kind reads it. Needs apps as `a`: select FROM KEYS_WITH_APP.
+ */
 export const KEY_COLUMNS =
-  "k.key_id, k.app_id, k.kind, k.hash, k.prefix, k.last4, k.created_at, k.last_used_at, k.expires_at, k.deleted_at, k.suspended_at, k.replaced_by";
+  "k.key_id, k.app_id, k.kind, k.hash, k.prefix, k.last4, k.created_at, k.last_used_at, k.expires_at, k.deleted_at, k.replaced_by, " +
+  `${KEY_SUSPENDED_AT_SQL} AS suspended_at`;
+export const KEYS_WITH_APP = "api_keys k JOIN apps a ON a.app_id = k.app_id";
 
 /**
  * A key with its app and org, and the product's sale switch (its one row), so a paid
@@ -88,8 +105,7 @@ const KEY_WITH_APP_AND_ORG_SQL = `
          o.owner_user_id, o.daily_limit_krw AS org_daily_limit_krw, o.refund_pending, o.test_quota,
          (o.low_balance_threshold_krw IS NOT NULL AND NOT o.low_balance_notified) AS low_balance_watched,
          ps.status AS product_status
-    FROM api_keys k
-    JOIN apps a ON a.app_id = k.app_id
+    FROM ${KEYS_WITH_APP}
     JOIN organizations o ON o.org_id = a.org_id
     LEFT JOIN product_status ps ON ps.singleton`;
 

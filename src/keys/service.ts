@@ -2,6 +2,10 @@
 // gateway's lookup of a presented key. Key text exists only in memory: it is
 // returned once by issue/reissue and otherwise only its HMAC, its type prefix + 4
 // characters and its last 4 characters are stored.
+//
+// Suspension is the operator's and belongs to the app's access of one kind, not to one
+// key (docs/DECISIONS.md "Suspension"): while it holds, every key of that app and kind
+// is refused, none is issued or reissued, and the customer cannot delete one.
 import type { Db } from "../db/index.ts";
 import { newId } from "../db/random-id.ts";
 import { fail, type Failure } from "../http/api-error.ts";
@@ -10,9 +14,12 @@ import { constantTimeEqual, createKeyHasher, type KeyHasher } from "./hash.ts";
 import {
   CURRENT_KEY_OF_APP_SQL,
   KEY_COLUMNS,
+  KEY_SUSPENDED_AT_SQL,
+  KEYS_WITH_APP,
   LOOKUP_BY_HASH_SQL,
   toKeyApp,
   toKeyOrg,
+  suspensionColumn,
   toKeyRecord,
   type KeyApp,
   type KeyJoinRow,
@@ -65,6 +72,11 @@ export type KeyChangeResult = { ok: true } | Failure;
 
 const TOUCH_CACHE_MAX = 10_000;
 
+/** What a customer is told of a change refused by the suspension (the console shows it too). */
+export function suspendedTitle(kind: KeyKind): string {
+  return `The operator suspended this app's ${kind} keys: they are refused, and none is issued, reissued or deleted, until the operator lifts it. Contact support.`;
+}
+
 export function createKeyService({ db, now, pepper, touchIntervalMs = 60_000, known }: KeyServiceDeps) {
   let hasherPromise: Promise<KeyHasher> | undefined;
   const hasher = () => (hasherPromise ??= createKeyHasher(pepper));
@@ -84,10 +96,15 @@ export function createKeyService({ db, now, pepper, touchIntervalMs = 60_000, kn
     return key;
   }
 
-  /** The app's owner verification and deletion state, locking the app row. */
+  /** The app's owner verification, deletion and suspension state, locking the app row. */
   async function lockApp(tx: Db, appId: string) {
-    const rows = await tx.query<{ deleted_at: number | null; verified_at: number | null }>(
-      `SELECT a.deleted_at, u.verified_at
+    const rows = await tx.query<{
+      deleted_at: number | null;
+      verified_at: number | null;
+      live_suspended_at: number | null;
+      test_suspended_at: number | null;
+    }>(
+      `SELECT a.deleted_at, u.verified_at, a.live_suspended_at, a.test_suspended_at
          FROM apps a
          JOIN organizations o ON o.org_id = a.org_id
          JOIN users u ON u.user_id = o.owner_user_id
@@ -99,16 +116,21 @@ export function createKeyService({ db, now, pepper, touchIntervalMs = 60_000, kn
   }
 
   const unverified = () => fail("conflict", "The organization owner's e-mail must be verified to issue a live key");
+  const suspendedAt = (app: { live_suspended_at: number | null; test_suspended_at: number | null }, kind: KeyKind) =>
+    app[suspensionColumn(kind)];
+  const suspended = (kind: KeyKind) => fail("key_suspended", suspendedTitle(kind));
 
   /**
    * Issues the app's first key of a kind. Refused (conflict) if the app already has a
    * current key of that kind: getting a second one is what reissue is for, with its
    * 7-day overlap, so a stray second "issue" can't leave two keys without an end date.
+   * Refused (key_suspended) while the operator suspends that kind of the app's access.
    */
   function issue(appId: string, kind: KeyKind): Promise<IssueResult> {
     return db.transaction(async (tx) => {
       const app = await lockApp(tx, appId);
       if (!app || app.deleted_at !== null) return fail("not_found", "App not found");
+      if (suspendedAt(app, kind) !== null) return suspended(kind);
       if (kind === "live" && app.verified_at === null) return unverified();
       const current = await tx.query(
         `SELECT 1 FROM api_keys WHERE app_id = $1 AND kind = $2 AND deleted_at IS NULL AND replaced_by IS NULL`,
@@ -123,12 +145,12 @@ export function createKeyService({ db, now, pepper, touchIntervalMs = 60_000, kn
 
   /**
    * Replaces a current key with a new one. The old key keeps working for 7 more days
-   * (or less, if it already had an earlier end). Suspended keys are not reissued:
-   * that would undo the operator's suspension.
+   * (or less, if it already had an earlier end). Suspended keys are not reissued: the
+   * operator lifts the suspension first.
    */
   function reissue(keyId: string): Promise<ReissueResult> {
     return db.transaction(async (tx) => {
-      const rows = await tx.query<KeyRow>(`SELECT ${KEY_COLUMNS} FROM api_keys k WHERE k.key_id = $1 FOR UPDATE`, [
+      const rows = await tx.query<KeyRow>(`SELECT ${KEY_COLUMNS} FROM ${KEYS_WITH_APP} WHERE k.key_id = $1 FOR UPDATE OF k`, [
         keyId,
       ]);
       const old = rows[0];
@@ -136,7 +158,8 @@ export function createKeyService({ db, now, pepper, touchIntervalMs = 60_000, kn
       const app = await lockApp(tx, old.app_id);
       if (!app || app.deleted_at !== null) return fail("not_found", "Key not found");
       if (old.replaced_by !== null) return fail("conflict", "This key was already replaced; reissue its replacement");
-      if (old.suspended_at !== null) return fail("conflict", "A suspended key cannot be reissued");
+      // Read under the app's lock, so a suspension that commits meanwhile is seen.
+      if (suspendedAt(app, old.kind) !== null) return suspended(old.kind);
       if (old.kind === "live" && app.verified_at === null) return unverified();
 
       const t = now();
@@ -154,46 +177,70 @@ export function createKeyService({ db, now, pepper, touchIntervalMs = 60_000, kn
     });
   }
 
+  /** The key's app and kind, if the key exists (deleted or not). */
+  async function keyAccess(keyId: string) {
+    const rows = await db.query<{ app_id: string; kind: KeyKind; deleted_at: number | null }>(
+      "SELECT app_id, kind, deleted_at FROM api_keys WHERE key_id = $1",
+      [keyId],
+    );
+    return rows[0];
+  }
+
   /**
-   * Runs a one-row UPDATE … RETURNING 1. No row updated is still success when the key
-   * is already in the wanted state; it is not_found when the key does not exist (or,
-   * except for remove, was deleted).
+   * Operator suspension of the key's app's access of its kind: every key of that app and
+   * kind (the overlap partner of a reissue included) answers 403 key_suspended until
+   * unsuspended. A deleted key names nothing to suspend (not_found).
    */
-  async function setColumn(keyId: string, sql: string, params: unknown[], deletedIsDone = false): Promise<KeyChangeResult> {
-    const rows = await db.query(sql, params);
-    if (rows.length > 0) return { ok: true };
-    const found = await db.query<{ deleted_at: number | null }>("SELECT deleted_at FROM api_keys WHERE key_id = $1", [
-      keyId,
-    ]);
-    if (!found[0] || (found[0].deleted_at !== null && !deletedIsDone)) return fail("not_found", "Key not found");
+  async function suspend(keyId: string): Promise<KeyChangeResult> {
+    const k = await keyAccess(keyId);
+    if (!k || k.deleted_at !== null) return fail("not_found", "Key not found");
+    const col = suspensionColumn(k.kind); // from the stored kind, never from input
+    await db.query(`UPDATE apps SET ${col} = COALESCE(${col}, $2) WHERE app_id = $1`, [k.app_id, new Date(now())]);
     return { ok: true };
   }
 
-  /** Operator suspension: the key answers 403 key_suspended until unsuspended. */
-  function suspend(keyId: string): Promise<KeyChangeResult> {
-    return setColumn(
-      keyId,
-      "UPDATE api_keys SET suspended_at = $2 WHERE key_id = $1 AND deleted_at IS NULL AND suspended_at IS NULL RETURNING 1",
-      [keyId, new Date(now())],
-    );
+  /** Lifts it; any key of the app and kind names it, a deleted one too (the operator may have deleted the key it named). */
+  async function unsuspend(keyId: string): Promise<KeyChangeResult> {
+    const k = await keyAccess(keyId);
+    if (!k) return fail("not_found", "Key not found");
+    await db.query(`UPDATE apps SET ${suspensionColumn(k.kind)} = NULL WHERE app_id = $1`, [k.app_id]);
+    return { ok: true };
   }
 
-  function unsuspend(keyId: string): Promise<KeyChangeResult> {
-    return setColumn(
+  /** Soft delete: the row stays for the request log's references; the key stops working at once. The operator's: any state. */
+  async function remove(keyId: string): Promise<KeyChangeResult> {
+    const rows = await db.query("UPDATE api_keys SET deleted_at = COALESCE(deleted_at, $2) WHERE key_id = $1 RETURNING 1", [
       keyId,
-      "UPDATE api_keys SET suspended_at = NULL WHERE key_id = $1 AND deleted_at IS NULL AND suspended_at IS NOT NULL RETURNING 1",
-      [keyId],
-    );
+      new Date(now()),
+    ]);
+    return rows.length > 0 ? { ok: true } : fail("not_found", "Key not found");
   }
 
-  /** Soft delete: the row stays for the request log's references; the key stops working at once. */
-  function remove(keyId: string): Promise<KeyChangeResult> {
-    return setColumn(
-      keyId,
-      "UPDATE api_keys SET deleted_at = $2 WHERE key_id = $1 AND deleted_at IS NULL RETURNING 1",
+  /**
+   * The customer's delete: refused (key_suspended) while the operator suspends the app's
+   * access of the key's kind, so a suspended key stays in view, and its suspension with it.
+   */
+  async function removeByOwner(keyId: string): Promise<KeyChangeResult> {
+    const rows = await db.query<{ done: boolean }>(
+      `UPDATE api_keys k SET deleted_at = COALESCE(k.deleted_at, $2)
+         FROM apps a
+        WHERE k.key_id = $1 AND a.app_id = k.app_id
+          AND ${KEY_SUSPENDED_AT_SQL} IS NULL
+        RETURNING true AS done`,
       [keyId, new Date(now())],
-      true,
     );
+    if (rows.length > 0) return { ok: true };
+    const k = await keyAccess(keyId);
+    return k ? suspended(k.kind) : fail("not_found", "Key not found");
+  }
+
+  /** The kinds of the app's access the operator suspends now (the console says so where it would offer a new key). */
+  async function suspendedKinds(appId: string): Promise<KeyKind[]> {
+    const rows = await db.query<{ live_suspended_at: number | null; test_suspended_at: number | null }>(
+      "SELECT live_suspended_at, test_suspended_at FROM apps WHERE app_id = $1",
+      [appId],
+    );
+    return rows[0] ? (["test", "live"] as const).filter((kind) => rows[0][suspensionColumn(kind)] !== null) : [];
   }
 
   /** The gateway's check of a presented X-Api-Key value. */
@@ -268,18 +315,18 @@ export function createKeyService({ db, now, pepper, touchIntervalMs = 60_000, kn
   /** The app's keys that still exist (current and those in their reissue grace period). */
   async function listKeys(appId: string): Promise<KeyRecord[]> {
     const rows = await db.query<KeyRow>(
-      `SELECT ${KEY_COLUMNS} FROM api_keys k WHERE k.app_id = $1 AND k.deleted_at IS NULL ORDER BY k.created_at, k.key_id`,
+      `SELECT ${KEY_COLUMNS} FROM ${KEYS_WITH_APP} WHERE k.app_id = $1 AND k.deleted_at IS NULL ORDER BY k.created_at, k.key_id`,
       [appId],
     );
     return rows.map(toKeyRecord);
   }
 
   async function getKey(keyId: string): Promise<KeyRecord | null> {
-    const rows = await db.query<KeyRow>(`SELECT ${KEY_COLUMNS} FROM api_keys k WHERE k.key_id = $1`, [keyId]);
+    const rows = await db.query<KeyRow>(`SELECT ${KEY_COLUMNS} FROM ${KEYS_WITH_APP} WHERE k.key_id = $1`, [keyId]);
     return rows[0] ? toKeyRecord(rows[0]) : null;
   }
 
-  return { issue, reissue, suspend, unsuspend, remove, lookup, lookupCurrent, touch, listKeys, getKey };
+  return { issue, reissue, suspend, unsuspend, remove, removeByOwner, suspendedKinds, lookup, lookupCurrent, touch, listKeys, getKey };
 }
 
 export type KeyService = ReturnType<typeof createKeyService>;

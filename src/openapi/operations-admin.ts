@@ -5,6 +5,7 @@ import { CreateApp, PatchApp } from "../admin/apps.ts";
 import { IssueKey } from "../admin/keys.ts";
 import { PutProduct } from "../admin/product.ts";
 import { Complete } from "../admin/refunds.ts";
+import { OPERATOR_TOKEN_GUESSES, OPERATOR_TOKEN_WINDOW_MS } from "../admin/token-throttle.ts";
 import { H } from "../http/headers.ts";
 import { PRODUCT_PATH } from "../http/product-path.ts";
 import { SIZES } from "../contract/params.ts";
@@ -42,20 +43,30 @@ const orgId = param("orgId", "Organization ID.");
 const appId = param("appId", "App ID.");
 const keyId = param("keyId", "Key ID (not the key text).");
 
+/** What every route behind the operator token answers (src/admin/auth.ts), before its own errors. */
+export const OPERATOR_TOKEN_ERRORS: readonly ErrorDoc[] = [
+  { code: "unauthorized", when: "Authorization is not `Bearer <OPERATOR_TOKEN>`." },
+  {
+    code: "rate_limited",
+    when: `${OPERATOR_TOKEN_GUESSES} wrong tokens from this client within ${OPERATOR_TOKEN_WINDOW_MS / 1000} s: its tokens are not compared until Retry-After.`,
+  },
+];
+
 function op(o: Omit<Operation, "tag" | "security" | "path" | "errorHeaders"> & { path: string }): Operation {
-  return { ...o, path: ADMIN + o.path, tag: "Operator", security: "operatorToken", errorHeaders: ["WWW-Authenticate"] };
+  return { ...o, path: ADMIN + o.path, tag: "Operator", security: "operatorToken", errorHeaders: ["Retry-After", "WWW-Authenticate"] };
 }
 
 function jsonBody(schema: Body["schema"], name: string, example: unknown): Operation["requestBody"] {
   return { required: true, contents: json(schema, name, example) };
 }
 
-const keyChange = (operationId: string, method: "post" | "delete", path: string, summary: string): Operation =>
+const keyChange = (operationId: string, method: "post" | "delete", path: string, summary: string, description?: string): Operation =>
   op({
     operationId,
     method,
     path,
     summary,
+    ...(description ? { description } : {}),
     pathParams: [keyId],
     success: { status: 200, description: "The key after the change (no key text).", contents: json(KeyView, "KeyView"), headers: [H.requestId] },
     errors: [missing("The key")],
@@ -134,6 +145,7 @@ export const ADMIN_OPERATIONS: Operation[] = [
       badBody,
       missing("The app (or it was deleted)"),
       { code: "conflict", when: "The app already has a key of that kind (reissue it), or a live key for an owner whose e-mail is not verified." },
+      { code: "key_suspended", when: "The app's keys of that kind are suspended: lift the suspension first." },
     ],
   }),
   op({
@@ -143,10 +155,22 @@ export const ADMIN_OPERATIONS: Operation[] = [
     summary: "Reissue a key; the old one stays valid 7 more days",
     pathParams: [keyId],
     success: { status: 201, description: "The new key.", contents: json(KeyReissued, "KeyReissued"), headers: [H.requestId, "Cache-Control"] },
-    errors: [missing("The key"), { code: "conflict", when: "The key was already replaced, or it is suspended." }],
+    errors: [
+      missing("The key"),
+      { code: "conflict", when: "The key was already replaced." },
+      { code: "key_suspended", when: "The key is suspended: lift the suspension first." },
+    ],
   }),
-  keyChange("suspendKey", "post", "/keys/:keyId/suspend", "Suspend a key (its calls get 403 key_suspended)"),
-  keyChange("unsuspendKey", "post", "/keys/:keyId/unsuspend", "Lift a suspension"),
+  keyChange(
+    "suspendKey",
+    "post",
+    "/keys/:keyId/suspend",
+    "Suspend a key and every key of its app and kind (their calls get 403 key_suspended)",
+    "The suspension is the app's access of the key's kind: the key, the partner it overlaps with after a reissue, and any key of that " +
+      "kind issued later are refused until it is lifted. Meanwhile the customer can neither delete, reissue nor issue a key of that kind, " +
+      "nor delete the app. The app's keys of the other kind are not affected.",
+  ),
+  keyChange("unsuspendKey", "post", "/keys/:keyId/unsuspend", "Lift a suspension", "Any key of the app and kind lifts it, a deleted one too."),
   keyChange("deleteKey", "delete", "/keys/:keyId", "Delete a key (its calls get 401 invalid_api_key)"),
   op({
     operationId: "putProductStatus",
@@ -198,7 +222,7 @@ export const ADMIN_OPERATIONS: Operation[] = [
 
 // Every operator route also answers these.
 for (const o of ADMIN_OPERATIONS) {
-  o.errors.unshift({ code: "unauthorized", when: "Authorization is not `Bearer <OPERATOR_TOKEN>`." });
+  o.errors.unshift(...OPERATOR_TOKEN_ERRORS);
   if (o.requestBody) o.errors.push({ code: "unsupported_media_type", when: "A body sent with a Content-Type other than application/json (or with none)." });
   o.errors.push(
     { code: "internal_error", when: "An unexpected fault; logged with the request ID." },
@@ -240,7 +264,7 @@ export const INTERNAL_OPERATIONS: Operation[] = [
     errors: [
       { code: "invalid_parameter", when: "As for /v1.0/removebg, and an unreadable or over-12-megapixel image." },
       { code: "unsupported_parameter", when: "As for /v1.0/removebg." },
-      { code: "unauthorized", when: "Authorization is not `Bearer <OPERATOR_TOKEN>`." },
+      ...OPERATOR_TOKEN_ERRORS,
       { code: "file_too_large", when: "The body is over 12,000,000 bytes." },
       { code: "key_queue_full", when: "Too many requests of this queue key waiting. Resendable." },
       { code: "inference_failed", when: "Processing failed after it began. Not resendable." },

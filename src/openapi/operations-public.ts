@@ -8,6 +8,7 @@ import { MAX_FORM_PARTS } from "../http/multipart.ts";
 import { METRICS_PATH } from "../metrics/route.ts";
 import { IMAGE_HEADERS, RATE_LIMIT_HEADERS } from "./headers.ts";
 import type { ErrorDoc, Operation } from "./model.ts";
+import { OPERATOR_TOKEN_ERRORS } from "./operations-admin.ts";
 import { REMOVEBG_FORM } from "./removebg-form.ts";
 import { AccountInfo, Healthy, Readiness, RemoveBgJson } from "./schemas.ts";
 
@@ -167,8 +168,8 @@ export const PUBLIC_OPERATIONS: Operation[] = [
     description: "Counts, latencies per stage, queue depth, charges. Behind the operator token: they are business data.",
     security: "operatorToken",
     success: { status: 200, description: "The metrics.", contents: [{ mediaType: "text/plain", schema: { type: "string" } }], headers: [H.requestId] },
-    errors: [{ code: "unauthorized", when: "Authorization is not `Bearer <OPERATOR_TOKEN>`." }],
-    errorHeaders: ["WWW-Authenticate"],
+    errors: [...OPERATOR_TOKEN_ERRORS],
+    errorHeaders: ["Retry-After", "WWW-Authenticate"],
   },
   {
     operationId: "getOpenApiDocument",

@@ -7,6 +7,9 @@ import { createCallMoney } from "../billing/call-money.ts";
 import { isLoopbackHost } from "../http/loopback-host.ts";
 import { createConsoleApp } from "../console/app.tsx";
 import { operatorAuth } from "../admin/auth.ts";
+import { createTokenThrottle } from "../admin/token-throttle.ts";
+import { OPERATOR_TOKEN_MIN_LENGTH } from "../config.ts";
+import { clientAddress } from "../http/client-address.ts";
 import { createGatewayApp } from "../gateway/app.ts";
 import type { GatewayDeps } from "../gateway/deps.ts";
 import { createPlayground } from "../gateway/playground.ts";
@@ -48,6 +51,15 @@ export interface BuiltApp {
 
 export function buildApp(s: Services, o: AppOptions): BuiltApp {
   const c = s.config;
+  // The config holds OPERATOR_TOKEN to this; so does every other way of building the app.
+  if (o.operatorToken.length < OPERATOR_TOKEN_MIN_LENGTH) throw new Error(`operatorToken: at least ${OPERATOR_TOKEN_MIN_LENGTH} characters`);
+  const remote = o.remoteAddress ?? (() => undefined);
+  // One gate for the operator API, /metrics and the product path, so their wrong tokens count together.
+  const operatorGate = operatorAuth({
+    token: o.operatorToken,
+    throttle: createTokenThrottle(s.now),
+    clientOf: (ctx) => clientAddress(ctx.req.header("x-forwarded-for"), c.TRUST_PROXY, remote(ctx.req.raw, ctx.env)),
+  });
   const productDeps: ProductDeps | undefined =
     s.engine && s.admission
       ? {
@@ -137,7 +149,7 @@ export function buildApp(s: Services, o: AppOptions): BuiltApp {
     },
     now: s.now,
     sleep,
-    remoteAddress: o.remoteAddress ?? (() => undefined),
+    remoteAddress: remote,
     log: o.log,
     observe: gatewayObserver(s.metrics),
     jobEndEveryMs: s.admission && !c.PRODUCT_URL && !o.product ? () => s.admission!.stats().avgJobMs / c.POOL_SIZE : undefined,
@@ -146,17 +158,17 @@ export function buildApp(s: Services, o: AppOptions): BuiltApp {
   // Prometheus scrapes with the operator token (bearer_token in the scrape config):
   // call counts, charges and error rates are business data, and one token keeps one
   // secret to rotate.
-  app.use(METRICS_PATH, operatorAuth(o.operatorToken));
+  app.use(METRICS_PATH, operatorGate);
   registerMetricsRoute(app, s.metrics);
   if (productApp) {
     // Served for gateways in other processes (PRODUCT_URL points here). It bills
     // nothing itself, so only holders of the operator token may call it.
-    app.use(PRODUCT_PATH, operatorAuth(o.operatorToken));
+    app.use(PRODUCT_PATH, operatorGate);
     app.route("/", productApp);
   }
   app.route(
     "/admin/v1",
-    createAdminApp({ accounts: s.accounts, billing: s.billing, keys: s.keys, requestLog: s.requestLog, refunds: s.payments.refunds, operatorToken: o.operatorToken }),
+    createAdminApp({ accounts: s.accounts, billing: s.billing, keys: s.keys, requestLog: s.requestLog, refunds: s.payments.refunds, operatorGate }),
   );
   // The provider's word that a payment went through: the only way money is credited.
   if (c.PAYMENT_PROVIDER === "stripe") registerStripeWebhook(app, { topups: s.payments.topups, secret: c.STRIPE_WEBHOOK_SECRET!, now: s.now, log: o.log });
@@ -176,7 +188,7 @@ export function buildApp(s: Services, o: AppOptions): BuiltApp {
     // Every mailed sign-in link, to anyone who can reach the page: only for a developer's own machine.
     devMailbox: c.NODE_ENV === "development" && isLoopbackHost(c.HOST) && s.mailer.kind === "outbox",
     trustProxy: c.TRUST_PROXY,
-    remoteAddress: o.remoteAddress ?? (() => undefined),
+    remoteAddress: remote,
     log: o.log,
     // The playground removes as the app's test key through the gateway's own handler.
     playground: createPlayground(gatewayDeps, async (appId) => toKeyLookup(await s.keys.lookupCurrent(appId, "test"))),

@@ -11,7 +11,7 @@
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
 import { makeHarness, OPERATOR_TOKEN, type Harness } from "../support/harness.ts";
-import { createAppVia, signedUp } from "../console/client.ts";
+import { createAppVia, randomIp, signedUp } from "../console/client.ts";
 import { PRODUCT_PATH } from "../../src/product/app.ts";
 import { findKeyLeaks, keysIn } from "../support/key-scan.ts";
 
@@ -56,7 +56,8 @@ test("every operator route refuses a missing or wrong token with 401 unauthorize
     for (const [what, headers] of wrong) {
       const res = await h.app.request(path, {
         method: r.method,
-        headers: { "content-type": "application/json", ...headers },
+        // Each from an address of its own: wrong tokens from one address are throttled (test/admin/operator-token.test.ts).
+        headers: { "content-type": "application/json", "x-forwarded-for": randomIp(), ...headers },
         body: r.method === "GET" || r.method === "HEAD" ? undefined : "{}",
       });
       const label = `${r.method} ${r.path} with ${what}`;

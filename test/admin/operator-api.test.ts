@@ -5,7 +5,7 @@
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { OPERATOR_TOKEN } from "../support/harness.ts";
-import { expectError, gatewayHarness, TINY_PNG, type GatewayHarness } from "../gateway/helpers.ts";
+import { expectError, gatewayHarness, randomIp, TINY_PNG, type GatewayHarness } from "../gateway/helpers.ts";
 
 const DAY = 86_400_000;
 let g: GatewayHarness;
@@ -16,9 +16,12 @@ after(() => g.close());
 
 const email = () => `op${crypto.randomUUID()}@example.com`;
 
-/** A raw operator call, for bodies that are not JSON and for other tokens. */
+/**
+ * A raw operator call, for bodies that are not JSON and for other tokens. Each from an
+ * address of its own: wrong tokens from one address are throttled (operator-token.test.ts).
+ */
 function raw(method: string, path: string, init: { body?: string; token?: string | null; auth?: string } = {}) {
-  const headers: Record<string, string> = { "content-type": "application/json" };
+  const headers: Record<string, string> = { "content-type": "application/json", "x-forwarded-for": randomIp() };
   if (init.auth !== undefined) headers.authorization = init.auth;
   else if (init.token !== null) headers.authorization = `Bearer ${init.token ?? OPERATOR_TOKEN}`;
   return g.h.app.request(`/admin/v1${path}`, { method, headers, body: init.body });

@@ -231,6 +231,42 @@ test("sign-up mails are rate-limited per e-mail address and, for sign-ups, per c
   }
 });
 
+test("one mailbox, one count: a trailing dot, quotes, a +tag or capitals share the address's limit; address literals are refused; mail goes to the address as typed", async () => {
+  const h = await makeHarness({ env: { TRUST_PROXY: "true" } });
+  try {
+    const base = `victim-${crypto.randomUUID()}`;
+    const email = `${base}@example.com`;
+    const mailsTo = async (part: string) => {
+      await h.mailSent();
+      const rows = await h.services.db.query<{ to_address: string }>("SELECT to_address FROM mail_outbox WHERE strpos(lower(to_address), $1) > 0", [part.toLowerCase()]);
+      return rows.map((r) => r.to_address);
+    };
+    for (let i = 0; i < 5; i++) {
+      const c = createClient(h);
+      await c.get("/console/sign-up");
+      assert.equal((await c.post("/console/sign-up", { email })).status, 200, `mail ${i + 1}`);
+    }
+    assert.equal((await mailsTo(base)).length, 5);
+    const c = createClient(h);
+    await c.get("/console/sign-up");
+    for (const spelling of [`${email}.`, `"${base}"@example.com`, `${base}+1@example.com`, `"${base}+x"@EXAMPLE.com.`, `${base.toUpperCase()}@Example.Com`, `"\\${base}"@example.com`]) {
+      assert.equal((await c.post("/console/sign-up", { email: spelling })).status, 429, spelling);
+      assert.equal((await c.post("/console/sign-in", { email: spelling })).status, 429, spelling);
+    }
+    for (const other of [`${base}@[203.0.113.9]`, `${base}@[IPv6:2001:db8::1]`, `${base}@203.0.113.9`, `${base}(x)@example.com`, `${base}@example.com(x)`, `"${base} x"@example.com`, `${base}@exa_mple.com`]) {
+      assert.equal((await c.post("/console/sign-up", { email: other })).status, 400, other);
+    }
+    assert.equal((await mailsTo(base)).length, 5, "none of them was mailed");
+
+    // A +tag is counted with its base but mailed as typed.
+    const typed = `Other-${base}+News@Example.com.`;
+    assert.equal((await c.post("/console/sign-up", { email: typed })).status, 200);
+    assert.deepEqual(await mailsTo(`other-${base}`), [typed]);
+  } finally {
+    await h.close();
+  }
+});
+
 test("validation errors are shown next to the field", async () => {
   const h = await makeHarness({ env: { TRUST_PROXY: "true" } });
   try {

@@ -90,3 +90,32 @@ test("sign out everywhere ends every session of that person, and nobody else's",
     await h.close();
   }
 });
+
+test("sign out everywhere also voids the sign-in links already mailed to that person, and nobody else's", async () => {
+  const h = await makeHarness({ env: { TRUST_PROXY: "true" } });
+  try {
+    const { client, email } = await signedUp(h);
+    const other = await signedUp(h);
+    // Links asked for before, still unused in the inboxes: one to this person, one to another.
+    const asker = createClient(h);
+    await asker.get("/console/sign-in");
+    assert.equal((await asker.post("/console/sign-in", { email })).status, 200);
+    const mine = (await lastLinkToken(h, email))!;
+    assert.equal((await asker.post("/console/sign-in", { email: other.email })).status, 200);
+    const theirs = (await lastLinkToken(h, other.email))!;
+
+    await client.get("/console/apps");
+    assert.equal((await client.post("/console/sign-out-everywhere")).status, 303);
+    const holder = createClient(h);
+    assert.equal((await holder.get(`/console/auth/link?token=${mine}`)).status, 404, "the link's page says it is void");
+    await holder.get("/console/sign-in");
+    assert.equal((await holder.post("/console/auth/link", { token: mine })).status, 404);
+    assert.equal(await signedIn(holder), false);
+
+    await holder.get(`/console/auth/link?token=${theirs}`);
+    assert.equal((await holder.post("/console/auth/link", { token: theirs })).status, 303, "another person's link still signs in");
+    assert.ok(await signedIn(await signIn(h, email)), "a link asked for afterwards signs in");
+  } finally {
+    await h.close();
+  }
+});

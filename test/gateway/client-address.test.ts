@@ -38,7 +38,7 @@ test("n hops: the n-th entry from the right; a shorter header gives its first en
   assert.equal(parseProxyTrust("9"), undefined, "more hops than any real chain: refused");
 });
 
-test("proxy ranges: only a listed peer is believed, and the first unlisted entry from the right is the client", () => {
+test("proxy ranges: only a listed peer is believed, the first unlisted entry from the right is the client, and with none the rightmost", () => {
   const t = trust("10.0.0.0/8, fd00::/8, 192.0.2.1");
   // The peer is our ingress; the balancer before it is ours too; the spoofed entry before the client is not read.
   assert.equal(clientAddress("6.6.6.6, 203.0.113.5, 10.1.0.9", t, "10.2.0.3"), "203.0.113.5");
@@ -48,8 +48,11 @@ test("proxy ranges: only a listed peer is believed, and the first unlisted entry
   // A peer outside the list reached us directly: its header is its own invention.
   assert.equal(clientAddress("6.6.6.6", t, "198.51.100.4"), "198.51.100.4");
   assert.equal(clientAddress("6.6.6.6", t, undefined), "unknown");
-  // Every hop is ours: the furthest is the nearest to the client we know.
-  assert.equal(clientAddress("10.9.9.9, 10.1.0.9", t, "10.2.0.3"), "10.9.9.9");
+  // Every entry is inside a listed range: the one the peer wrote names the client, never
+  // one further left, which a client inside a range wrote as it liked.
+  assert.equal(clientAddress("10.9.9.9, 10.1.0.9", t, "10.2.0.3"), "10.1.0.9");
+  for (const forged of ["10.66.0.1", "10.66.0.2", "192.0.2.1"]) assert.equal(clientAddress(`${forged}, 10.1.0.9`, t, "10.2.0.3"), "10.1.0.9", forged);
+  assert.equal(clientAddress("10.1.0.9", t, "10.2.0.3"), "10.1.0.9");
   assert.equal(peerIsTrustedProxy(t, "10.2.0.3"), true);
   assert.equal(peerIsTrustedProxy(t, "198.51.100.4"), false);
   assert.equal(peerIsTrustedProxy(trust("1"), undefined), true);

@@ -34,7 +34,7 @@ async function ok(res: Response, what: string) {
 test("another process's suspension applies once the remembered row is KNOWN_KEY_MEMORY_MS old, not before", async () => {
   const c = await g.h.customer({ creditKrw: 1000 });
   await ok(await g.removebg(c.liveKey, image), "first call reads the row");
-  await elsewhere.query("UPDATE api_keys SET suspended_at = $2 WHERE key_id = $1", [c.liveKeyId, new Date(g.clock.now())]);
+  await elsewhere.query("UPDATE apps SET live_suspended_at = $2 WHERE app_id = $1", [c.appId, new Date(g.clock.now())]);
   g.clock.advance(KNOWN_KEY_MEMORY_MS - 1);
   await ok(await g.removebg(c.liveKey, image), "within the memory");
   g.clock.advance(1);

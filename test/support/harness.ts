@@ -11,7 +11,7 @@ import { createServices, type Services } from "../../src/wiring/services.ts";
 import { openMigratedPglite } from "../db/harness.ts";
 import type { Db } from "../../src/db/index.ts";
 
-export const OPERATOR_TOKEN = "test-operator-token-0123456789";
+export const OPERATOR_TOKEN = "test-operator-token-0123456789-abcdefgh";
 export const FIXTURES = new URL("../fixtures/", import.meta.url);
 export const fixture = (name: string): Uint8Array => new Uint8Array(readFileSync(new URL(name, FIXTURES)));
 

@@ -37,10 +37,17 @@ export function KeyTable({ keys, now }: { keys: KeyRecord[]; now: number; csrf: 
               <td>{when(k.lastUsedAt)}</td>
               <td>{keyStateText(k, now)}</td>
               <td>
-                {k.replacedBy === null && k.suspendedAt === null ? (
-                  <a href={`/console/keys/${k.keyId}/reissue`} aria-label={`Reissue ${k.kind} key ${k.label}`}>Reissue</a>
-                ) : null}{" "}
-                <a href={`/console/keys/${k.keyId}/delete`} aria-label={`Delete ${k.kind} key ${k.label}`}>Delete</a>
+                {k.suspendedAt !== null ? (
+                  // The operator's decision: neither reissued nor deleted until it is lifted.
+                  <span class="hint">Contact support</span>
+                ) : (
+                  <>
+                    {k.replacedBy === null ? (
+                      <a href={`/console/keys/${k.keyId}/reissue`} aria-label={`Reissue ${k.kind} key ${k.label}`}>Reissue</a>
+                    ) : null}{" "}
+                    <a href={`/console/keys/${k.keyId}/delete`} aria-label={`Delete ${k.kind} key ${k.label}`}>Delete</a>
+                  </>
+                )}
               </td>
             </tr>
           ))}

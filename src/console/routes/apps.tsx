@@ -4,6 +4,7 @@ import type { Hono } from "hono";
 import { APP_DAILY_LIMIT_MAX_KRW, APP_MONTHLY_LIMIT_MAX_KRW, wonRange, type AppView } from "../../accounts/index.ts";
 import { checkAppName, checkLimit } from "../../accounts/validate.ts";
 import { appState, PRODUCTS, type AppState, type ProductId } from "../../accounts/index.ts";
+import { suspendedTitle } from "../../keys/index.ts";
 import type { ConsoleDeps, ConsoleStores } from "../deps.ts";
 import type { ConsoleEnv } from "../env.ts";
 import { errorPage, formOf, notFound, ownApp, page, wonField, type Ctx } from "../http.tsx";
@@ -93,11 +94,12 @@ export function registerAppRoutes(app: Hono<ConsoleEnv>, d: ConsoleDeps, st: Con
 
   async function appPage(c: Ctx, a: AppView, errors: AppPageErrors = {}, notice?: string) {
     const s = c.get("session")!;
-    const [review, sale, keys, org] = await Promise.all([
+    const [review, sale, keys, org, suspended] = await Promise.all([
       st.review.info(a.appId),
       d.accounts.getProductStatus(),
       d.keys.listKeys(a.appId),
       d.accounts.getOrg(s.orgId),
+      d.keys.suspendedKinds(a.appId),
     ]);
     const state = appState(a.productEnabled, review?.reviewRequestedAt ?? null, sale);
     const v = errors.values ?? {};
@@ -131,14 +133,15 @@ export function registerAppRoutes(app: Hono<ConsoleEnv>, d: ConsoleDeps, st: Con
         <p><a href={`/console/apps/${a.appId}/playground`}>Try an image with this app's test key</a> (free, preview size, no key to copy).</p>
 
         <h2 id="keys">Keys</h2>
+        {suspended.map((kind) => <Notice kind="error"><span data-testid={`suspended-${kind}`}>{suspendedTitle(kind)}</span></Notice>)}
         <KeyTable keys={keys} now={d.now()} csrf={c.get("csrf")} />
         <div class="actions">
-          {!hasCurrent("test") ? (
+          {!hasCurrent("test") && !suspended.includes("test") ? (
             <form method="post" action={`/console/apps/${a.appId}/keys/test`}>
               <Csrf value={c.get("csrf")} /><button type="submit">Issue test key</button>
             </form>
           ) : null}
-          {!hasCurrent("live") ? (
+          {!hasCurrent("live") && !suspended.includes("live") ? (
             state === "enabled" && isOwner ? (
               <form method="post" action={`/console/apps/${a.appId}/keys/live`}>
                 <Csrf value={c.get("csrf")} /><button type="submit">Issue live key</button>
@@ -160,7 +163,11 @@ export function registerAppRoutes(app: Hono<ConsoleEnv>, d: ConsoleDeps, st: Con
         </form>
 
         <h2 id="danger">Delete</h2>
-        <p><a href={`/console/apps/${a.appId}/delete`}>Delete this app…</a></p>
+        {suspended.length > 0 ? (
+          <p class="hint">An app whose keys the operator suspended cannot be deleted until the operator lifts the suspension.</p>
+        ) : (
+          <p><a href={`/console/apps/${a.appId}/delete`}>Delete this app…</a></p>
+        )}
       </>,
       bad ? 400 : 200,
     );
@@ -202,9 +209,17 @@ export function registerAppRoutes(app: Hono<ConsoleEnv>, d: ConsoleDeps, st: Con
     return c.redirect(`/console/apps/${a.appId}?done=saved`, 303);
   });
 
+  /** An app whose access the operator suspends keeps its keys, and so is not deleted (src/keys/service.ts). */
+  async function suspendedApp(c: Ctx, a: AppView) {
+    const kinds = await d.keys.suspendedKinds(a.appId);
+    return kinds.length > 0 ? errorPage(c, 403, "Suspended by the operator", suspendedTitle(kinds[0]!)) : null;
+  }
+
   app.get("/console/apps/:appId/delete", async (c) => {
     const a = await ownApp(d, c, c.req.param("appId"));
     if (!a) return notFound(c);
+    const held = await suspendedApp(c, a);
+    if (held) return held;
     return page(
       c,
       `Delete “${a.name}”?`,
@@ -222,6 +237,8 @@ export function registerAppRoutes(app: Hono<ConsoleEnv>, d: ConsoleDeps, st: Con
   app.post("/console/apps/:appId/delete", async (c) => {
     const a = await ownApp(d, c, c.req.param("appId"));
     if (!a) return notFound(c);
+    const held = await suspendedApp(c, a);
+    if (held) return held;
     await d.accounts.removeApp(a.appId);
     return c.redirect("/console/apps?deleted=1", 303);
   });

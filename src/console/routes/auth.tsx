@@ -115,9 +115,12 @@ export function registerAuthRoutes(app: Hono<ConsoleEnv>, d: ConsoleDeps, st: Co
   });
 
   // Every session of this person ends: other browsers, other devices, a cookie someone
-  // else may hold. Needs the session and its CSRF token, like any signed-in form.
+  // else may hold; and every sign-in link mailed to them that is still unused. Needs the
+  // session and its CSRF token, like any signed-in form.
   app.post("/console/sign-out-everywhere", async (c) => {
-    await st.sessions.destroyAllOf(c.get("session")!.userId); // a session is required (app.tsx)
+    const userId = c.get("session")!.userId; // a session is required (app.tsx)
+    await st.links.voidAllOf(userId);
+    await st.sessions.destroyAllOf(userId);
     clearSessionCookie(d, c);
     return c.redirect("/", 303);
   });

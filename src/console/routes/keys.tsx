@@ -1,9 +1,12 @@
 // Keys: issue (test after a deletion; live only for the verified owner once the
 // product is enabled), reissue (old key valid 7 more days) and delete, each behind a
-// confirmation page. The key text appears once, in the POST's own response.
+// confirmation page. The key text appears once, in the POST's own response. While the
+// operator suspends a kind of the app's access, none of the three is offered or done
+// for that kind: each answers 403 with the suspension (src/keys/service.ts).
 import type { Hono } from "hono";
 import type { AppView } from "../../accounts/index.ts";
-import type { KeyRecord } from "../../keys/index.ts";
+import type { Failure } from "../../http/api-error.ts";
+import { suspendedTitle, type KeyRecord } from "../../keys/index.ts";
 import type { ConsoleDeps, ConsoleStores } from "../deps.ts";
 import type { ConsoleEnv } from "../env.ts";
 import { errorPage, notFound, ownApp, page, type Ctx } from "../http.tsx";
@@ -21,6 +24,12 @@ export function registerKeyRoutes(app: Hono<ConsoleEnv>, d: ConsoleDeps, _st: Co
     return live.some((k) => k.keyId === keyId) ? { key, app: a } : null;
   }
 
+  const suspendedPage = (c: Ctx, kind: KeyRecord["kind"]) => errorPage(c, 403, "Suspended by the operator", suspendedTitle(kind));
+
+  /** The page a refused change answers with: the operator's suspension is 403, anything else 409. */
+  const refused = (c: Ctx, r: Failure, kind: KeyRecord["kind"], title: string) =>
+    r.code === "key_suspended" ? suspendedPage(c, kind) : errorPage(c, 409, title, r.title ?? "The change could not be made.");
+
   app.post("/console/apps/:appId/keys/:kind", async (c) => {
     const a = await ownApp(d, c, c.req.param("appId"));
     const kind = c.req.param("kind");
@@ -36,13 +45,14 @@ export function registerKeyRoutes(app: Hono<ConsoleEnv>, d: ConsoleDeps, _st: Co
       }
     }
     const r = await d.keys.issue(a.appId, kind);
-    if (!r.ok) return errorPage(c, 409, "Key not issued", r.title ?? "The key could not be issued.");
+    if (!r.ok) return refused(c, r, kind, "Key not issued");
     return page(c, `${kind === "live" ? "Live" : "Test"} key for “${a.name}”`, <KeyShown keyText={r.key} kind={kind} appId={a.appId} />);
   });
 
   app.get("/console/keys/:keyId/reissue", async (c) => {
     const own = await ownKey(c, c.req.param("keyId"));
     if (!own) return notFound(c);
+    if (own.key.suspendedAt !== null) return suspendedPage(c, own.key.kind);
     return page(
       c,
       `Reissue ${own.key.kind} key ${own.key.label}?`,
@@ -61,7 +71,7 @@ export function registerKeyRoutes(app: Hono<ConsoleEnv>, d: ConsoleDeps, _st: Co
     const own = await ownKey(c, c.req.param("keyId"));
     if (!own) return notFound(c);
     const r = await d.keys.reissue(own.key.keyId);
-    if (!r.ok) return errorPage(c, 409, "Key not reissued", r.title ?? "The key could not be reissued.");
+    if (!r.ok) return refused(c, r, own.key.kind, "Key not reissued");
     return page(
       c,
       `New ${own.key.kind} key for “${own.app.name}”`,
@@ -77,6 +87,7 @@ export function registerKeyRoutes(app: Hono<ConsoleEnv>, d: ConsoleDeps, _st: Co
   app.get("/console/keys/:keyId/delete", async (c) => {
     const own = await ownKey(c, c.req.param("keyId"));
     if (!own) return notFound(c);
+    if (own.key.suspendedAt !== null) return suspendedPage(c, own.key.kind);
     return page(
       c,
       `Delete ${own.key.kind} key ${own.key.label}?`,
@@ -94,7 +105,8 @@ export function registerKeyRoutes(app: Hono<ConsoleEnv>, d: ConsoleDeps, _st: Co
   app.post("/console/keys/:keyId/delete", async (c) => {
     const own = await ownKey(c, c.req.param("keyId"));
     if (!own) return notFound(c);
-    await d.keys.remove(own.key.keyId);
+    const r = await d.keys.removeByOwner(own.key.keyId);
+    if (!r.ok) return refused(c, r, own.key.kind, "Key not deleted");
     return c.redirect(`/console/apps/${own.app.appId}?done=keydeleted`, 303);
   });
 }
