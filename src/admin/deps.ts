@@ -2,7 +2,7 @@
 import type { Accounts } from "../accounts/index.ts";
 import type { Billing, RequestLog } from "../billing/index.ts";
 import type { KeyService } from "../keys/index.ts";
-import type { Refunds } from "../payments/index.ts";
+import type { ReconciliationService, Refunds } from "../payments/index.ts";
 import { ApiError, type Failure } from "../http/api-error.ts";
 
 export interface AdminDeps {
@@ -12,6 +12,8 @@ export interface AdminDeps {
   requestLog: RequestLog;
   /** Money paid back through the provider that took it (only that: src/payments/refunds.ts). */
   refunds: Refunds;
+  /** The provider's records of money against the ledger's (src/payments/reconciliation.ts). */
+  reconciliation: ReconciliationService;
   operatorToken: string;
 }
 
