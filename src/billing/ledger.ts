@@ -66,6 +66,8 @@ export type Entered = { ok: true; balanceKrw: number; entered: boolean } | Failu
 
 const SWEEP_BATCH = 500;
 
+const balanceOnly = (r: Entered): { ok: true; balanceKrw: number } | Failure => (r.ok ? { ok: true, balanceKrw: r.balanceKrw } : r);
+
 export function createBilling({ db, now, holdTtlMs }: BillingDeps) {
   /**
    * Adds prepaid credit (a paid top-up, or the operator's grant). `within`: the caller's
@@ -77,7 +79,7 @@ export function createBilling({ db, now, holdTtlMs }: BillingDeps) {
     if (!Number.isSafeInteger(amountKrw) || amountKrw <= 0) {
       return fail("invalid_parameter", "Credit must be a positive whole number of won");
     }
-    return appendEntry(o.within ?? db, orgId, "credit", amountKrw, note, o.ref, "holds");
+    return balanceOnly(await appendEntry(o.within ?? db, orgId, "credit", amountKrw, note, o.ref, "holds"));
   }
 
   /**
@@ -94,7 +96,7 @@ export function createBilling({ db, now, holdTtlMs }: BillingDeps) {
     if (!Number.isSafeInteger(deltaKrw) || deltaKrw === 0 || (kind === "refund" && deltaKrw > 0)) {
       return fail("invalid_parameter", "Amount must be a non-zero whole number of won (negative for a refund)");
     }
-    return appendEntry(o.within ?? db, orgId, kind, deltaKrw, note, undefined, "holds");
+    return balanceOnly(await appendEntry(o.within ?? db, orgId, kind, deltaKrw, note, undefined, "holds"));
   }
 
   /**

@@ -9,6 +9,7 @@
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { main } from "../../src/cli/main.ts";
+import { ReconciliationReport } from "../../src/openapi/schemas.ts";
 import { fixture, OPERATOR_TOKEN } from "../support/harness.ts";
 import { startStripeService, type StripeService } from "../support/stripe-service.ts";
 import { signedUp } from "../console/client.ts";
@@ -46,6 +47,7 @@ async function paidCall(key: string): Promise<number> {
 async function reconcile(orgIds: string[]) {
   const r = await s.h.admin("GET", `/reconciliation?from=${range.from}&to=${range.to}`);
   assert.equal(r.status, 200, JSON.stringify(r.json));
+  ReconciliationReport.parse(r.json);
   const mine = (r.json.organizations as { orgId: string; differences: unknown[]; provider: unknown; ledger: unknown }[]).filter((o) => orgIds.includes(o.orgId));
   return { report: r.json, mine, differences: [...mine.flatMap((o) => o.differences), ...r.json.unmatched] as { kind: string; providerRef: string; reason: string }[] };
 }
