@@ -63,6 +63,16 @@ CREATE INDEX refunds_topup ON refunds (topup_id);
 CREATE INDEX refunds_created ON refunds (created_at);
 CREATE INDEX refunds_in_flight ON refunds (org_id) WHERE state = 'requested';
 
+-- Refunds paid before this migration: their entries name the top-up and the provider's
+-- refund in the note ("… (top_…, re_…)"); recorded here as paid, so the provider's later
+-- reports of them (a charge.refunded listing them) find them and take nothing twice.
+INSERT INTO refunds (refund_id, org_id, topup_id, amount_krw, origin, state, provider_ref, created_at, sent_at, completed_at, updated_at)
+SELECT 'rfd_e' || l.entry_id, l.org_id, m[1], -l.amount_krw, 'operator', 'succeeded', m[2], l.created_at, l.created_at, l.created_at, l.created_at
+  FROM ledger_entries l, regexp_match(l.note, '\((top_[0-9A-Za-z]+), ([a-z]+_[0-9A-Za-z]+)\)$') AS m
+ WHERE l.kind = 'refund' AND m IS NOT NULL AND EXISTS (SELECT 1 FROM topups t WHERE t.topup_id = m[1]);
+UPDATE ledger_entries l SET money_ref = 'rfd_e' || l.entry_id
+ WHERE l.kind = 'refund' AND EXISTS (SELECT 1 FROM refunds r WHERE r.refund_id = 'rfd_e' || l.entry_id);
+
 -- A dispute of a top-up's payment, by the provider's ID, with its latest status.
 CREATE TABLE disputes (
   dispute_ref text PRIMARY KEY,

@@ -31,7 +31,7 @@ async function deliverTwice(...events: { body: string }[]): Promise<string[]> {
   const outcomes: string[] = [];
   for (const ev of events) {
     for (let i = 0; i < 2; i++) {
-      const r = await s.delivered(ev.body);
+      const r = await s.send(ev.body);
       assert.equal(r.status, 200);
       outcomes.push(r.outcome!);
     }

@@ -14,8 +14,10 @@ export interface StripeService {
   stripe: StandIn;
   /** A delivery as Stripe makes it: the raw body and its Stripe-Signature (none when undefined). */
   deliver(body: string, signature: string | undefined): Promise<Response>;
-  /** Its status and the outcome the service answered; signed now when no signature is given. */
-  delivered(body: string, signature?: string): Promise<{ status: number; outcome?: string }>;
+  /** Its status and the outcome the service answered. */
+  delivered(body: string, signature: string | undefined): Promise<{ status: number; outcome?: string }>;
+  /** The same, signed now as Stripe signs. */
+  send(body: string): Promise<{ status: number; outcome?: string }>;
   /** The customer chooses an amount in the console: the top-up's page and its Stripe session. */
   startTopup(client: Client, amountKrw: number): Promise<{ topupId: string; session: Session; page: string }>;
   /** A top-up paid on Stripe's page and credited by its webhook: its PaymentIntent. */
@@ -48,11 +50,12 @@ export async function startStripeService(o: { now: () => number; logLines?: stri
     if (signature !== undefined) headers["stripe-signature"] = signature;
     return Promise.resolve(h.app.request(STRIPE_WEBHOOK_PATH, { method: "POST", headers, body }));
   };
-  const delivered: StripeService["delivered"] = async (body, signature = stripe.sign(body, nowS())) => {
+  const delivered: StripeService["delivered"] = async (body, signature) => {
     const res = await deliver(body, signature);
     const json = (await res.json()) as { outcome?: string };
     return { status: res.status, outcome: json.outcome };
   };
+  const send: StripeService["send"] = (body) => delivered(body, stripe.sign(body, nowS()));
   const startTopup: StripeService["startTopup"] = async (client, amountKrw) => {
     await client.get("/console/credit");
     const started = await client.post("/console/credit/top-ups", { amountKrw: String(amountKrw) });
@@ -69,11 +72,12 @@ export async function startStripeService(o: { now: () => number; logLines?: stri
     stripe,
     deliver,
     delivered,
+    send,
     startTopup,
     async paidTopup(client, amountKrw) {
       const { topupId, session } = await startTopup(client, amountKrw);
       const ev = stripe.event("checkout.session.completed", stripe.pay(session.id));
-      assert.equal((await delivered(ev.body)).outcome, "credited");
+      assert.equal((await send(ev.body)).outcome, "credited");
       return { topupId, paymentIntent: stripe.sessions.get(session.id)!.payment_intent! };
     },
     balance: async (orgId) => (await h.services.billing.balances(orgId))!.balanceKrw,
