@@ -86,7 +86,7 @@ interface DisputeRow {
 const MONEY_KINDS = ["credit", "refund", "refund_returned", "dispute", "dispute_returned"];
 const KIND_OF_ENTRY: Record<string, MoneyKind> = { credit: "payment", refund: "refund", refund_returned: "refund", dispute: "dispute", dispute_returned: "dispute" };
 
-export function createReconciliation({ db, provider }: { db: Db; provider: PaymentProvider | undefined }) {
+export function createReconciliation({ db, provider, log }: { db: Db; provider: PaymentProvider | undefined; log: (e: Record<string, unknown>) => void }) {
   async function reconcile(fromMs: number, toMs: number): Promise<({ ok: true } & Reconciliation) | Failure> {
     const lo = fromMs - MATCH_MARGIN_MS;
     const hi = toMs + MATCH_MARGIN_MS;
@@ -211,6 +211,7 @@ export function createReconciliation({ db, provider }: { db: Db; provider: Payme
 
     const organizations = [...orgs.values()].sort((a, b) => (a.orgId < b.orgId ? -1 : 1));
     const differenceCount = unmatched.length + organizations.reduce((n, o) => n + o.differences.length, 0);
+    log({ level: differenceCount ? "warn" : "info", msg: "reconciliation", from: new Date(fromMs).toISOString(), to: new Date(toMs).toISOString(), organizations: organizations.length, differenceCount });
     return { ok: true, from: new Date(fromMs).toISOString(), to: new Date(toMs).toISOString(), provider: provider?.name ?? "none", organizations, unmatched, differenceCount };
   }
 

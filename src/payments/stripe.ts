@@ -24,6 +24,8 @@ const DEFAULT_TIMEOUT_MS = 20_000;
 const PAGE = 100;
 /** Pages read of one list at most (5,000 objects): a range holding more is refused, to be asked in parts. */
 export const STRIPE_LIST_MAX_PAGES = 50;
+/** How long reading one list may take in all: the operator waits on the answer. */
+const LIST_DEADLINE_MS = 90_000;
 
 export function createStripeProvider(o: StripeOptions): PaymentProvider {
   const { call, get } = stripeApi(o);
@@ -96,7 +98,12 @@ export function createStripeProvider(o: StripeOptions): PaymentProvider {
   async function list<T>(path: string, query: Record<string, string>, read: (o: unknown) => T | undefined): Promise<{ ok: true; items: T[] } | Failure> {
     const items: T[] = [];
     let after: string | undefined;
+    const started = Date.now();
     for (let page = 0; page < STRIPE_LIST_MAX_PAGES; page++) {
+      if (Date.now() - started > LIST_DEADLINE_MS) {
+        o.log({ level: "error", msg: "stripe list too slow", path, pages: page, items: items.length });
+        return fail("upstream_error", `The payment provider took more than ${LIST_DEADLINE_MS / 1000} s to list ${path}: ask for a shorter range`);
+      }
       const r = await get(path, { ...query, limit: String(PAGE), ...(after ? { starting_after: after } : {}) });
       // A read refused (a restricted key without read access, say) is the provider failing us, whatever its status.
       if (!r.ok) return fail("upstream_error", r.title);
@@ -108,7 +115,10 @@ export function createStripeProvider(o: StripeOptions): PaymentProvider {
         items.push(item);
       }
       const last = data.at(-1);
-      if (!r.body.has_more) return { ok: true, items };
+      if (!r.body.has_more) {
+        if (page > 0) o.log({ level: "info", msg: "stripe list read", path, pages: page + 1, items: items.length, ms: Date.now() - started });
+        return { ok: true, items };
+      }
       if (!isObject(last) || typeof last.id !== "string") return unexpected(path);
       after = last.id;
     }

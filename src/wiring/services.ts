@@ -137,7 +137,7 @@ export async function createServices(config: Config, opts: ServiceOptions): Prom
       log: opts.log,
     }),
     refunds: createRefunds({ db, billing, provider, now, log: opts.log }),
-    reconciliation: createReconciliation({ db, provider }),
+    reconciliation: createReconciliation({ db, provider, log: opts.log }),
   };
 
   return {
