@@ -179,9 +179,11 @@ export function createRefunds({ db, billing, provider, now, log }: RefundDeps) {
    * completion paid. Answers the completion's refunds; a failure says what was paid so far.
    */
   async function complete(orgId: string, amountKrw: number | undefined, availableKrw: () => Promise<number>, note: string): Promise<{ ok: true; refunds: RefundView[]; refundedKrw: number } | Failure> {
+    const paidSoFar = async () => (await openRun(orgId)).filter((r) => isTakenOff(r.state) && r.state !== "requested").reduce((n, r) => n + r.amountKrw, 0);
+    const stopped = async (f: Failure): Promise<Failure> => fail(f.code, `${f.title ?? "The refund stopped"}; ${await paidSoFar()} KRW of this completion paid back so far`, f.retryAfter);
     for (const rec of (await openRun(orgId)).filter((r) => r.state === "requested")) {
       const settled = await settleInFlight(rec);
-      if (!settled.ok) return settled;
+      if (!settled.ok) return stopped(settled);
     }
     const paidBefore = (await openRun(orgId)).filter((r) => isTakenOff(r.state)).reduce((n, r) => n + r.amountKrw, 0);
     const [available, paidIn] = [await availableKrw(), await refundableKrw(orgId)];
@@ -194,12 +196,12 @@ export function createRefunds({ db, billing, provider, now, log }: RefundDeps) {
     while (left > 0) {
       const share = await recordShare(orgId, left, note);
       if (share === null) break;
-      if ("ok" in share) return share;
+      if ("ok" in share) return stopped(share);
       const sent = await send(share.record, share.paymentRef);
-      if (!sent.ok) return sent;
+      if (!sent.ok) return stopped(sent);
       left -= share.record.amountKrw;
     }
-    if (left > 0) return fail("conflict", `Only ${more - left} KRW of the ${more} KRW asked for could be paid back through a payment provider`);
+    if (left > 0) return stopped(fail("conflict", `Only ${more - left} KRW of the ${more} KRW asked for could be paid back through a payment provider`));
     const run = await openRun(orgId);
     return { ok: true, refunds: run.map(view), refundedKrw: run.filter((r) => isTakenOff(r.state)).reduce((n, r) => n + r.amountKrw, 0) };
   }
