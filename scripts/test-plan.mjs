@@ -47,6 +47,7 @@ const QUICK = [
   "test/billing/group-writer.test.ts",
   "test/billing/kst-prices.test.ts",
   "test/billing/recent-spend.test.ts",
+  "test/cli/reconcile.test.ts",
   "test/gateway/client-address.test.ts",
   "test/gateway/held.test.ts",
   "test/http/multipart.test.ts",

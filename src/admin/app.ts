@@ -7,6 +7,7 @@ import type { AdminDeps } from "./deps.ts";
 import { registerKeyRoutes } from "./keys.ts";
 import { registerOrgRoutes } from "./orgs.ts";
 import { registerProductRoutes } from "./product.ts";
+import { registerReconciliationRoute } from "./reconciliation.ts";
 import { registerRefundRoutes } from "./refunds.ts";
 
 export function createAdminApp(d: AdminDeps): Hono<AppEnv> {
@@ -17,5 +18,6 @@ export function createAdminApp(d: AdminDeps): Hono<AppEnv> {
   registerKeyRoutes(app, d);
   registerProductRoutes(app, d);
   registerRefundRoutes(app, d);
+  registerReconciliationRoute(app, d);
   return app;
 }

@@ -4,7 +4,7 @@ import type { AppEnv } from "../http/app-env.ts";
 import type { Accounts } from "../accounts/index.ts";
 import type { Billing, RequestLog } from "../billing/index.ts";
 import type { KeyService } from "../keys/index.ts";
-import type { Refunds } from "../payments/index.ts";
+import type { ReconciliationService, Refunds } from "../payments/index.ts";
 import { ApiError, type Failure } from "../http/api-error.ts";
 
 export interface AdminDeps {
@@ -16,6 +16,8 @@ export interface AdminDeps {
   refunds: Refunds;
   /** The operator token's check (auth.ts), one per process: /metrics and the product path share its throttle. */
   operatorGate: MiddlewareHandler<AppEnv>;
+  /** The provider's records of money against the ledger's (src/payments/reconciliation.ts). */
+  reconciliation: ReconciliationService;
 }
 
 /** A service result or, for a failure value, the one error path. */

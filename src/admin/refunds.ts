@@ -2,7 +2,8 @@
 // sets the org's refund_pending): pays back money the org paid in through a payment
 // provider and has not spent, through that provider, and lifts the refusal of paid
 // calls. Credit that was never money (the operator's grants, sandbox top-ups) is not
-// paid back; it stays on the balance as credit.
+// paid back; it stays on the balance as credit. A completion that failed part way is
+// asked again as it was: what it paid before counts (src/payments/refunds.ts).
 import type { Hono } from "hono";
 import { z } from "zod";
 import { ApiError } from "../http/api-error.ts";
@@ -20,15 +21,12 @@ export function registerRefundRoutes(app: Hono<AppEnv>, d: AdminDeps): void {
     const body = await jsonBody(c, Complete, { required: false });
     const org = found(await d.accounts.getOrg(orgId), "Organization");
     if (!org.refundPending) throw new ApiError("conflict", "No refund is being processed for this organization");
-    const paidIn = await d.refunds.refundableKrw(orgId);
-    const amount = body.amountKrw ?? Math.min(org.availableKrw, paidIn);
-    if (amount > org.availableKrw) throw new ApiError("conflict", "The refund is larger than the available balance");
-    if (amount > paidIn) {
-      throw new ApiError("conflict", `Only ${paidIn} KRW was paid in through a payment provider and not paid back; operator and sandbox credit is not refundable`);
-    }
-    if (amount > 0) unwrap(await d.refunds.payBack(orgId, amount, body.note ?? "refund completed"));
+    const available = async () => found(await d.accounts.getOrg(orgId), "Organization").availableKrw;
+    const done = unwrap(await d.refunds.complete(orgId, body.amountKrw, available, body.note ?? "refund completed"));
     unwrap(await d.accounts.updateOrg(orgId, { refundPending: false }));
+    // After the flag: a close that fails leaves the refunds counted towards the next completion (less paid, never more).
+    await d.refunds.closeRun(orgId);
     const after = found(await d.accounts.getOrg(orgId), "Organization");
-    return c.json({ orgId, refundedKrw: amount, balanceKrw: after.balanceKrw, refundPending: after.refundPending });
+    return c.json({ orgId, refundedKrw: done.refundedKrw, balanceKrw: after.balanceKrw, refundPending: after.refundPending, refunds: done.refunds });
   });
 }

@@ -1,5 +1,5 @@
 // Public surface of the billing module.
-export { createBilling, type Billing, type BillingDeps, type Balances, type AdjustKind } from "./ledger.ts";
+export { createBilling, type Billing, type BillingDeps, type Balances, type AdjustKind, type MovementKind, type Entered } from "./ledger.ts";
 export type { ReserveInput, CaptureResult, ReleaseResult } from "./ledger.ts";
 export { createTestQuota, TEST_CALLS_PER_PERIOD, type TestQuota, type TestCallQuery, type TestCallTaken } from "./test-quota.ts";
 export {

@@ -6,8 +6,10 @@
 // released by sweepExpired(), which main.ts runs on a timer.
 //
 // Invariants (asserted in test/billing): balance = sum of the org's ledger entries
-// = credits - captures (± operator entries); balance >= held >= 0; every hold ends
-// captured or released exactly once and is charged at most once.
+// = credits - captures (± operator and provider entries); balance >= held >= 0 unless
+// the provider took money back on its own (a dispute, a refund in its dashboard:
+// enterMovement with floor "none"); every hold ends captured or released exactly once
+// and is charged at most once.
 import type { Db } from "../db/index.ts";
 import { fail, type Failure } from "../http/api-error.ts";
 import { reserveHold, type ReserveInput } from "./reserve.ts";
@@ -38,28 +40,46 @@ export interface Balances {
 /** Operator entries besides top-ups: money paid back, or a correction either way. */
 export type AdjustKind = "refund" | "adjust";
 
+/**
+ * Movements of money at the payment provider (migrations/0010), each entered once under
+ * the reference of what moved (`ref`): a top-up's credit, a refund taken off and (if the
+ * provider failed it) given back, a dispute withheld and (if won) given back.
+ */
+export type MovementKind = "credit" | "refund" | "refund_returned" | "dispute" | "dispute_returned";
+
 /** A ledger write inside the caller's transaction (a `tx` handle of db.transaction). */
 export interface Within {
   within?: Db;
 }
 
+export interface MovementOptions extends Within {
+  /**
+   * "holds": refused when it would take the balance below what open holds reserved (a
+   * refund we ask for). "none": entered whatever the balance, even below zero: the
+   * provider has moved the money already (a dispute, a refund made in its dashboard).
+   */
+  floor: "holds" | "none";
+}
+
+/** An entry's answer; `entered: false` when this movement had its entry already (nothing changed). */
+export type Entered = { ok: true; balanceKrw: number; entered: boolean } | Failure;
+
 const SWEEP_BATCH = 500;
+
+const balanceOnly = (r: Entered): { ok: true; balanceKrw: number } | Failure => (r.ok ? { ok: true, balanceKrw: r.balanceKrw } : r);
 
 export function createBilling({ db, now, holdTtlMs }: BillingDeps) {
   /**
    * Adds prepaid credit (a paid top-up, or the operator's grant). `within`: the caller's
    * transaction, so the credit commits or rolls back with what the caller records beside
    * it (a top-up's state and the payment event that paid it: src/payments/topups.ts).
+   * `ref`: the top-up it credits (entered once).
    */
-  async function credit(orgId: string, amountKrw: number, note?: string, o: Within = {}): Promise<{ ok: true; balanceKrw: number } | Failure> {
+  async function credit(orgId: string, amountKrw: number, note?: string, o: Within & { ref?: string } = {}): Promise<{ ok: true; balanceKrw: number } | Failure> {
     if (!Number.isSafeInteger(amountKrw) || amountKrw <= 0) {
       return fail("invalid_parameter", "Credit must be a positive whole number of won");
     }
-    const on = o.within ?? db;
-    const r = await appendEntry(on, orgId, "credit", amountKrw, note);
-    // A top-up that lifts the balance back over the low-balance threshold re-arms its e-mail.
-    if (r.ok) await rearmLowBalance(on, orgId);
-    return r;
+    return balanceOnly(await appendEntry(o.within ?? db, orgId, "credit", amountKrw, note, o.ref, "holds"));
   }
 
   /**
@@ -76,16 +96,29 @@ export function createBilling({ db, now, holdTtlMs }: BillingDeps) {
     if (!Number.isSafeInteger(deltaKrw) || deltaKrw === 0 || (kind === "refund" && deltaKrw > 0)) {
       return fail("invalid_parameter", "Amount must be a non-zero whole number of won (negative for a refund)");
     }
-    return appendEntry(o.within ?? db, orgId, kind, deltaKrw, note);
+    return balanceOnly(await appendEntry(o.within ?? db, orgId, kind, deltaKrw, note, undefined, "holds"));
+  }
+
+  /**
+   * One movement of money at the provider, entered once: a second call for the same kind
+   * and `ref` enters nothing and answers `entered: false`. The sign is the kind's (refund
+   * and dispute take off; the others give).
+   */
+  async function enterMovement(orgId: string, kind: MovementKind, amountKrw: number, ref: string, note: string, o: MovementOptions): Promise<Entered> {
+    if (!Number.isSafeInteger(amountKrw) || amountKrw <= 0) return fail("invalid_parameter", "A movement is a positive whole number of won");
+    const delta = kind === "refund" || kind === "dispute" ? -amountKrw : amountKrw;
+    return appendEntry(o.within ?? db, orgId, kind, delta, note, ref, o.floor);
   }
 
   function appendEntry(
     on: Db,
     orgId: string,
-    kind: "credit" | AdjustKind,
+    kind: MovementKind | AdjustKind,
     deltaKrw: number,
     note: string | undefined,
-  ): Promise<{ ok: true; balanceKrw: number } | Failure> {
+    ref: string | undefined,
+    floor: MovementOptions["floor"],
+  ): Promise<Entered> {
     // On a caller's transaction handle this runs inside that transaction (db/types.ts).
     return on.transaction(async (tx) => {
       const rows = await tx.query<{ balance_krw: number; held_krw: number }>(
@@ -93,18 +126,25 @@ export function createBilling({ db, now, holdTtlMs }: BillingDeps) {
         [orgId],
       );
       if (!rows[0]) return fail("not_found", "Organization not found");
+      // Under the org's lock: a movement already entered is found, never entered twice.
+      if (ref !== undefined) {
+        const again = await tx.query("SELECT 1 FROM ledger_entries WHERE kind = $1 AND money_ref = $2", [kind, ref]);
+        if (again.length > 0) return { ok: true as const, balanceKrw: rows[0].balance_krw, entered: false };
+      }
       const balanceKrw = rows[0].balance_krw + deltaKrw;
-      if (balanceKrw < rows[0].held_krw) {
+      if (deltaKrw < 0 && floor === "holds" && balanceKrw < rows[0].held_krw) {
         return fail("conflict", "The balance would fall below the amount reserved by requests in progress");
       }
       if (!Number.isSafeInteger(balanceKrw)) return fail("invalid_parameter", "Balance would be too large");
       await tx.query("UPDATE organizations SET balance_krw = $2 WHERE org_id = $1", [orgId, balanceKrw]);
       await tx.query(
-        `INSERT INTO ledger_entries (org_id, kind, amount_krw, balance_after_krw, note, created_at)
-         VALUES ($1, $2, $3, $4, $5, $6)`,
-        [orgId, kind, deltaKrw, balanceKrw, note ?? null, new Date(now())],
+        `INSERT INTO ledger_entries (org_id, kind, amount_krw, balance_after_krw, note, money_ref, created_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+        [orgId, kind, deltaKrw, balanceKrw, note ?? null, ref ?? null, new Date(now())],
       );
-      return { ok: true as const, balanceKrw };
+      // Money that lifts the balance back over the low-balance threshold re-arms its e-mail.
+      if (deltaKrw > 0) await rearmLowBalance(tx, orgId);
+      return { ok: true as const, balanceKrw, entered: true };
     });
   }
 
@@ -173,7 +213,7 @@ export function createBilling({ db, now, holdTtlMs }: BillingDeps) {
     return readSpend(db, { orgId, appId, kstDay: kstDay(t), kstMonth: kstMonth(t) });
   }
 
-  return { credit, adjust, reserve, abandon, capture, release, sweepExpired, balances, spending };
+  return { credit, adjust, enterMovement, reserve, abandon, capture, release, sweepExpired, balances, spending };
 }
 
 export type Billing = ReturnType<typeof createBilling>;

@@ -20,6 +20,7 @@ export const USAGE = `usage: pixeldrop remove <file-or-folder>... [-o <dir>] [--
                         [--api-key <key>] [--base-url <url>] [--concurrency N]
        pixeldrop assemble [int8-static|small|medium|int8]...
        pixeldrop doctor [--json]
+       pixeldrop reconcile --from <day> --to <day> [--json] [--base-url <url>]
 
 Removes the background of each image (JPEG, PNG, WebP; folders are searched, not
 recursively) and writes <name>.png into the output folder (default ./cutouts). When
@@ -36,7 +37,9 @@ any multiple of 64 up to it): faster, and a different mask (docs/MODEL.md, "The 
 \`assemble\` builds the model files now (checked by sha256) instead of on first use.
 \`doctor\` says whether this machine's GPU can run the model (WebGPU needs Deno:
 deno run -A bin/pixeldrop.mjs doctor) and, if a GPU is there but unusable, what is
-missing and how to fix it (exit 1).`;
+missing and how to fix it (exit 1).
+\`reconcile\` compares a service's payment provider records with its ledger (operator
+token in PD_OPERATOR_TOKEN; pixeldrop reconcile --help).`;
 
 export interface RemoveArgs {
   inputs: string[];

@@ -1,7 +1,7 @@
 // `pixeldrop remove`: removes the backgrounds of files one at a time, with a progress
 // bar and a summary, either with the service's pipeline run locally or (with an API
 // key) through a running service. Exit code 0 when every file worked, 1 if any failed,
-// 2 for a usage error. `assemble` and `doctor` are commands of their own files.
+// 2 for a usage error. `assemble`, `doctor` and `reconcile` are commands of their own files.
 import { mkdir } from "node:fs/promises";
 import { parseRemoveArgs, USAGE, type Env, type RemoveArgs } from "./args.ts";
 import { runBatch } from "./batch.ts";
@@ -19,6 +19,7 @@ export async function main(
   if (argv[0] === "assemble") return (await import("./assemble-command.ts")).assembleCommand(argv.slice(1), log);
   // Its report is the command's output (stdout), so it can be piped or read as JSON.
   if (argv[0] === "doctor") return (await import("./doctor-command.ts")).doctorCommand(argv.slice(1), out, log);
+  if (argv[0] === "reconcile") return (await import("./reconcile-command.ts")).reconcileCommand(argv.slice(1), out, log, env);
   const parsed = parseRemoveArgs(argv, env);
   if (!parsed.ok) {
     if (parsed.message) log(`pixeldrop: ${parsed.message}`);

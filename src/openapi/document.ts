@@ -101,6 +101,14 @@ function operationObject(
 ): Record<string, unknown> {
   const parameters = [
     ...(op.pathParams ?? []).map((p) => ({ name: p.name, in: "path", required: true, description: p.description, schema: { type: "string" } })),
+    ...(op.queryParams ?? []).map((p) => ({
+      name: p.name,
+      in: "query",
+      required: p.required ?? false,
+      description: p.description,
+      schema: p.schema,
+      ...(p.example === undefined ? {} : { example: p.example }),
+    })),
     ...(op.headerParams ?? []).map((p) => ({ name: p.name, in: "header", required: p.required ?? false, description: p.description, schema: p.schema })),
   ];
   const responses: Record<string, unknown> = {

@@ -44,6 +44,8 @@ export interface Operation {
   /** Served only to other Pixeldrop processes (split deployment), not to customers. */
   internal?: boolean;
   pathParams?: { name: string; description: string }[];
+  /** Query parameters (operations that take none refuse any: see the handlers). */
+  queryParams?: { name: string; description: string; schema: JsonSchema; required?: boolean; example?: string }[];
   /** Request headers other than the security scheme's. */
   headerParams?: { name: string; description: string; schema: JsonSchema; required?: boolean }[];
   requestBody?: { required: boolean; contents: Body[]; encoding?: Record<string, { contentType: string }> };

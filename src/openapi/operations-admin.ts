@@ -4,6 +4,7 @@ import { Credit, CreateOrg, PatchOrg } from "../admin/orgs.ts";
 import { CreateApp, PatchApp } from "../admin/apps.ts";
 import { IssueKey } from "../admin/keys.ts";
 import { PutProduct } from "../admin/product.ts";
+import { RECONCILIATION_MAX_DAYS, RECONCILIATION_QUERY } from "../admin/reconciliation.ts";
 import { Complete } from "../admin/refunds.ts";
 import { OPERATOR_TOKEN_GUESSES, OPERATOR_TOKEN_WINDOW_MS } from "../admin/token-throttle.ts";
 import { H } from "../http/headers.ts";
@@ -23,6 +24,7 @@ import {
   OrgCreated,
   OrgView,
   ProductStatus,
+  ReconciliationReport,
   RefundCompleted,
   RequestRecord,
 } from "./schemas.ts";
@@ -207,7 +209,10 @@ export const ADMIN_OPERATIONS: Operation[] = [
     description:
       "Pays back amountKrw through the payment provider that took it (default: all the organization paid in through a provider and " +
       "has not had back, within what requests in progress do not hold) and lifts the refusal of paid calls. Operator credit and " +
-      "sandbox top-ups are credit, never money: they are not paid back and stay on the balance.",
+      "sandbox top-ups are credit, never money: they are not paid back and stay on the balance. Each refund is recorded, and taken " +
+      "off the balance, before the provider is asked; one the provider answers `pending` is paid when it says so, and one it fails " +
+      "comes back to the balance. A completion that failed part way is asked again as it was: the refunds it made count towards " +
+      "amountKrw, and one whose answer was lost is looked up at the provider, never paid twice.",
     pathParams: [orgId],
     requestBody: { required: false, contents: json(Complete, "CompleteRefund", { note: "refund #123" }) },
     success: { status: 200, description: "Done.", contents: json(RefundCompleted, "RefundCompleted"), headers: [H.requestId] },
@@ -216,6 +221,22 @@ export const ADMIN_OPERATIONS: Operation[] = [
       missing("The organization"),
       { code: "conflict", when: "No refund is being processed; the amount is larger than the available balance or than what was paid in through a provider; or the provider refused the refund." },
       { code: "upstream_error", when: "The payment provider did not answer; what was paid back so far is recorded, and asking again pays nothing twice." },
+    ],
+  }),
+  op({
+    operationId: "getReconciliation",
+    method: "get",
+    path: "/reconciliation",
+    summary: "Compare the payment provider's records with the ledger",
+    description:
+      "Per organization: the payments, refunds and disputes the payment provider recorded (read through its API) against the " +
+      "ledger's entries for them, and every difference; a difference names both records and what each side holds. Covers records " +
+      `created, by the provider or by us, within [from, to), at most ${RECONCILIATION_MAX_DAYS} days.`,
+    queryParams: RECONCILIATION_QUERY,
+    success: { status: 200, description: "The comparison.", contents: json(ReconciliationReport, "ReconciliationReport"), headers: [H.requestId] },
+    errors: [
+      { code: "invalid_parameter", when: `from or to missing, repeated or not a day or date-time with a zone; to not after from; more than ${RECONCILIATION_MAX_DAYS} days; another query parameter; or more records in the range than one answer reads.` },
+      { code: "upstream_error", when: "The payment provider did not answer, or answered with something other than its documented lists." },
     ],
   }),
 ];

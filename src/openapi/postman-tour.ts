@@ -2,7 +2,8 @@
 // bottom on a fresh service with only {{baseUrl}} and {{operatorToken}} set. The
 // operator creates an organization, credits it, creates an app and issues its keys; the
 // keys make a test-key and a live-key cut-out; the operator looks the paid request up,
-// then reissues, suspends, lifts and deletes the live key, and completes a refund.
+// then reissues, suspends, lifts and deletes the live key, completes a refund and
+// compares the payment provider's records with the ledger.
 // Each step names an operation of the route registry: its method, path, auth,
 // parameters and the status it checks come from the OpenAPI document (postman.ts), so
 // the collection cannot drift from it. What a step adds here is the order, the
@@ -23,6 +24,8 @@ export interface TourStep {
   key?: "testKey" | "liveKey";
   /** Path parameter values; default `{{<parameter name>}}`. */
   path?: Record<string, string>;
+  /** Query parameter values; default the document's example. */
+  query?: Record<string, string>;
   /** A JSON body instead of the document's example; may hold {{variables}}. */
   body?: unknown;
   /** Added to the status check's message: what a wrong status most likely means here. */
@@ -251,7 +254,7 @@ export const TOUR: TourFolder[] = [
     ],
   },
   {
-    name: "5. Refund, metrics, this description (operator)",
+    name: "5. Refund, reconciliation, metrics, this description (operator)",
     description:
       "The organization asks for its money back (the console sets refundPending; here the operator does) and the operator completes it. " +
       "Only money paid in through a payment provider is paid back; this organization's balance is operator credit, which stays credit.",
@@ -269,7 +272,17 @@ export const TOUR: TourFolder[] = [
           ...equals("operator credit is not paid back as money", field("refundedKrw"), "0"),
           ...equals("the credit stays", field("balanceKrw"), variableNumber("balanceKrw")),
           ...equals("refund no longer pending", field("refundPending"), "false"),
+          ...equals("no refund made", `${field("refunds")}.length`, "0"),
         ],
+      },
+      {
+        operationId: "getReconciliation",
+        name: "Compare the payment provider's records with the ledger (change from and to for another range)",
+        test: () => check("a comparison per organization and its count of differences", [
+          `pm.expect(${field("organizations")}).to.be.an("array");`,
+          `pm.expect(${field("unmatched")}).to.be.an("array");`,
+          `pm.expect(${field("differenceCount")}).to.be.a("number");`,
+        ]),
       },
       { operationId: "getMetrics", test: () => check("Prometheus text", [`pm.expect(pm.response.text()).to.include("# TYPE");`]) },
       { operationId: "getOpenApiDocument", test: () => equals("OpenAPI 3.1", field("openapi"), js("3.1.0")) },

@@ -130,6 +130,9 @@ function itemOf(doc: OpenApiDocument, d: DocOperation, step: TourStep): PostmanR
   // Postman marks path variables with ":name"; their values are collection variables.
   const segments = path.split("/").filter(Boolean).map((s) => s.replace(/^\{(.+)\}$/, ":$1"));
   const pathParams = ((op.parameters as Json[] | undefined) ?? []).filter((p) => p.in === "path");
+  const query = ((op.parameters as Json[] | undefined) ?? [])
+    .filter((p) => p.in === "query")
+    .map((p) => ({ key: String(p.name), value: step.query?.[String(p.name)] ?? String(p.example ?? ""), description: String(p.description ?? "") }));
   const { body, header: headers } = bodyOf(doc, op, step);
   const sec = (op.security as Json[] | undefined) ?? [];
   // The public key travels as a plain header: every importer understands that.
@@ -145,9 +148,10 @@ function itemOf(doc: OpenApiDocument, d: DocOperation, step: TourStep): PostmanR
     method: method.toUpperCase(),
     header: headers,
     url: {
-      raw: `{{baseUrl}}/${segments.join("/")}`,
+      raw: `{{baseUrl}}/${segments.join("/")}${query.length ? `?${query.map((q) => `${q.key}=${q.value}`).join("&")}` : ""}`,
       host: ["{{baseUrl}}"],
       path: segments,
+      ...(query.length ? { query } : {}),
       ...(pathParams.length
         ? { variable: pathParams.map((p) => ({ key: p.name, value: step.path?.[String(p.name)] ?? `{{${p.name}}}`, description: p.description })) }
         : {}),
@@ -193,7 +197,7 @@ export function buildPostmanCollection(doc: OpenApiDocument): Json {
         "Runs top to bottom on a fresh service: set `baseUrl` and `operatorToken`, use the collection's folder " +
         `(docs/) as the working directory so \`${SAMPLE_IMAGE}\` is found, and run it. It creates an organization, ` +
         "credits it, creates an app and its keys, makes a test-key and a live-key cut-out, looks the paid request up, " +
-        "reissues, suspends, lifts and deletes the live key and completes a refund; every request checks its documented " +
+        "reissues, suspends, lifts and deletes the live key, completes a refund and runs a reconciliation; every request checks its documented " +
         "status and headers. To send only the cut-outs with a key you have, set `testKey` or `liveKey`.\n\n" +
         "Generated from the OpenAPI document by `npm run build:docs`.",
       schema: POSTMAN_SCHEMA,

@@ -6,6 +6,8 @@ import { PRODUCT_STATUSES } from "../accounts/index.ts";
 import { ERRORS, type ErrorCode } from "../http/error-catalogue.ts";
 
 const krw = z.number().int().min(0);
+/** A balance: below zero when the payment provider took money back (a dispute, a refund in its dashboard). */
+const balanceKrw = z.number().int().describe("In KRW; below zero when the payment provider took money back (a chargeback, a refund made in its dashboard).");
 const isoTime = z.iso.datetime();
 
 export const ErrorEnvelope = z
@@ -37,7 +39,7 @@ export const RemoveBgJson = z
 export const AccountInfo = z
   .object({
     data: z.discriminatedUnion("kind", [
-      z.object({ kind: z.literal("live"), balanceKrw: krw, availableKrw: krw.describe("Balance less amounts held by requests in progress.") }).strict(),
+      z.object({ kind: z.literal("live"), balanceKrw, availableKrw: balanceKrw.describe("Balance less amounts held by requests in progress.") }).strict(),
       z
         .object({ kind: z.literal("test"), testCallsRemaining: z.number().int().min(0), testQuota: z.enum(["monthly", "lifetime"]) })
         .strict(),
@@ -60,15 +62,15 @@ export const OrgView = z
   .object({
     orgId: z.string(),
     ownerUserId: z.string(),
-    balanceKrw: krw,
-    availableKrw: krw,
+    balanceKrw,
+    availableKrw: balanceKrw,
     dailyLimitKrw: krw,
     refundPending: z.boolean(),
     testQuota: z.enum(["monthly", "lifetime"]),
   })
   .strict();
 
-export const BalanceAfter = z.object({ balanceKrw: krw }).strict();
+export const BalanceAfter = z.object({ balanceKrw }).strict();
 
 export const AppCreated = z.object({ appId: z.string() }).strict();
 
@@ -131,5 +133,46 @@ export const RequestRecord = z
   .strict();
 
 export const RefundCompleted = z
-  .object({ orgId: z.string(), refundedKrw: krw, balanceKrw: krw, refundPending: z.boolean() })
+  .object({
+    orgId: z.string(),
+    refundedKrw: krw.describe("Paid back by this completion (pending or paid at the provider), counting earlier tries of it."),
+    balanceKrw,
+    refundPending: z.boolean(),
+    refunds: z
+      .array(
+        z
+          .object({
+            refundId: z.string(),
+            topupId: z.string(),
+            amountKrw: krw,
+            state: z.enum(["requested", "pending", "succeeded", "failed", "canceled"]).describe("pending: the provider has it and has not paid yet; failed or canceled: the amount is back on the balance."),
+          })
+          .strict(),
+      )
+      .describe("The completion's refunds, one per top-up paid back."),
+  })
+  .strict();
+
+const totals = z.object({ paymentsKrw: krw, refundsKrw: krw, disputesKrw: krw.describe("Withheld for disputes not won.") }).strict();
+const difference = z
+  .object({
+    kind: z.enum(["payment", "refund", "dispute"]),
+    orgId: z.string().nullable(),
+    providerRef: z.string().nullable().describe("The provider's record (Stripe: ch_…, re_…, du_…)."),
+    ledgerRef: z.string().nullable().describe("What the ledger entered it under: the top-up, refund or dispute ID."),
+    providerKrw: z.number().int().describe("What the provider's record says the ledger holds for it: a credit > 0, money taken off < 0."),
+    ledgerKrw: z.number().int().describe("What the ledger holds for it."),
+    reason: z.string(),
+  })
+  .strict();
+
+export const ReconciliationReport = z
+  .object({
+    from: isoTime,
+    to: isoTime,
+    provider: z.string().describe("The payment provider read (`none` where none is configured: nothing to read)."),
+    organizations: z.array(z.object({ orgId: z.string(), provider: totals, ledger: totals, differences: z.array(difference) }).strict()),
+    unmatched: z.array(difference).describe("Provider records no organization of ours can be named for."),
+    differenceCount: z.number().int().min(0),
+  })
   .strict();

@@ -21,7 +21,7 @@ export function createSandboxProvider(opts: { decline?: (amountKrw: number) => b
       return { ok: true, providerRef: `sbx_${randomBase62(20)}`, payUrl: returnUrl };
     },
     async refund() {
-      return fail("conflict", "The sandbox took no money");
+      return { ...fail("conflict", "The sandbox took no money"), refused: true };
     },
     approve({ providerRef, amountKrw }) {
       // One event per payment: approving twice is the same event, acted on once.

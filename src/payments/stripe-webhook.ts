@@ -6,10 +6,11 @@
 // be replayed later, and one replayed within the window is an event ID already acted on
 // (payment_events, topups.ts). The body is read as bytes: any re-encoding breaks the MAC.
 import type { PaymentEvent } from "./provider.ts";
+import { isObject, stripeCharge, stripeDispute, stripeRefund } from "./stripe-objects.ts";
 
 /** Stripe's own libraries' default: five minutes either way. */
 export const STRIPE_SIGNATURE_TOLERANCE_S = 300;
-/** A Checkout Session event is a few kB; anything far larger is not Stripe's. */
+/** A Checkout Session or Charge event is a few kB; anything far larger is not Stripe's. */
 export const STRIPE_WEBHOOK_MAX_BYTES = 64 * 1024;
 
 export type Verified = { ok: true; event: PaymentEvent } | { ok: false; reason: string };
@@ -51,17 +52,43 @@ function parseSignatureHeader(header: string | null): { t: number; v1: Uint8Arra
   return t !== undefined && v1.length > 0 ? { t, v1 } : undefined;
 }
 
+/** Events whose object is a Dispute, a Refund or a Charge (Stripe's event types reference). */
+const DISPUTE_EVENTS = new Set(["charge.dispute.created", "charge.dispute.updated", "charge.dispute.closed", "charge.dispute.funds_withdrawn", "charge.dispute.funds_reinstated"]);
+const REFUND_EVENTS = new Set(["refund.created", "refund.updated", "refund.failed", "charge.refund.updated"]);
+
 /**
- * The Checkout Session events, in our words. Completed with payment_status "paid" (a
- * card, a wallet) and async_payment_succeeded (a method that settles later) are the
- * payment; completed while "unpaid" waits for the latter. Every other type is "other".
+ * The events in our words: the Checkout Session's (the payment), a dispute's, a
+ * refund's and charge.refunded. Every other type is "other"; a money event whose object
+ * is not as Stripe documents it is "other" and named unreadable, for the operator.
  */
 function toPaymentEvent(json: unknown): PaymentEvent | undefined {
   if (!isObject(json) || typeof json.id !== "string" || typeof json.type !== "string" || !isObject(json.data) || !isObject(json.data.object)) return undefined;
   const eventId = json.id;
   const eventType = json.type;
-  const s = json.data.object;
+  const o = json.data.object;
+  const unreadable = (what: string): PaymentEvent => ({ kind: "other", eventId, eventType, unreadable: `the event's object is not a ${what} as Stripe documents it` });
+  if (DISPUTE_EVENTS.has(eventType)) {
+    const dispute = stripeDispute(o);
+    return dispute ? { kind: "dispute", eventId, eventType, dispute } : unreadable("Dispute");
+  }
+  if (REFUND_EVENTS.has(eventType)) {
+    const refund = stripeRefund(o);
+    return refund ? { kind: "refund", eventId, eventType, refund } : unreadable("Refund");
+  }
+  if (eventType === "charge.refunded") {
+    const payment = stripeCharge(o);
+    return payment ? { kind: "charge_refunded", eventId, eventType, payment } : unreadable("Charge");
+  }
   if (!eventType.startsWith("checkout.session.")) return { kind: "other", eventId, eventType };
+  return checkoutEvent(eventId, eventType, o);
+}
+
+/**
+ * A Checkout Session event. Completed with payment_status "paid" (a card, a wallet) and
+ * async_payment_succeeded (a method that settles later) are the payment; completed
+ * while "unpaid" waits for the latter.
+ */
+function checkoutEvent(eventId: string, eventType: string, s: Record<string, unknown>): PaymentEvent | undefined {
   if (typeof s.id !== "string") return undefined;
   const topupId = typeof s.client_reference_id === "string" ? s.client_reference_id : undefined;
   const paid = eventType === "checkout.session.async_payment_succeeded" || (eventType === "checkout.session.completed" && s.payment_status === "paid");
@@ -74,10 +101,6 @@ function toPaymentEvent(json: unknown): PaymentEvent | undefined {
   if (eventType === "checkout.session.async_payment_failed") return { kind: "failed", eventId, eventType, providerRef: s.id, topupId, reason: "the payment failed" };
   if (eventType === "checkout.session.expired") return { kind: "failed", eventId, eventType, providerRef: s.id, topupId, reason: "the payment page expired unpaid" };
   return { kind: "other", eventId, eventType };
-}
-
-function isObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === "object" && v !== null && !Array.isArray(v);
 }
 
 function hexBytes(hex: string): Uint8Array<ArrayBuffer> {

@@ -168,7 +168,7 @@ export function buildApp(s: Services, o: AppOptions): BuiltApp {
   }
   app.route(
     "/admin/v1",
-    createAdminApp({ accounts: s.accounts, billing: s.billing, keys: s.keys, requestLog: s.requestLog, refunds: s.payments.refunds, operatorGate }),
+    createAdminApp({ accounts: s.accounts, billing: s.billing, keys: s.keys, requestLog: s.requestLog, refunds: s.payments.refunds, reconciliation: s.payments.reconciliation, operatorGate }),
   );
   // The provider's word that a payment went through: the only way money is credited.
   if (c.PAYMENT_PROVIDER === "stripe") registerStripeWebhook(app, { topups: s.payments.topups, secret: c.STRIPE_WEBHOOK_SECRET!, now: s.now, log: o.log });

@@ -14,7 +14,7 @@ import { createKnownKeys, KNOWN_KEY_TABLES } from "../keys/known-keys.ts";
 import { createLimiter, type Limiter } from "../limits/index.ts";
 import { createMailer, type Mailer } from "../mail/index.ts";
 import { createMetrics, type Metrics } from "../metrics/index.ts";
-import { createRefunds, createSandboxProvider, createStripeProvider, createTopups, type PaymentProvider, type Refunds, type Topups } from "../payments/index.ts";
+import { createReconciliation, createRefunds, createSandboxProvider, createStripeProvider, createTopups, type PaymentProvider, type ReconciliationService, type Refunds, type Topups } from "../payments/index.ts";
 import { createAdmission, type Admission } from "../product/admission.ts";
 import type { Engine } from "../engine/pipeline/engine.ts";
 import { InferenceError } from "../engine/library/errors.ts";
@@ -46,7 +46,7 @@ export interface Services {
   /** Console mail: SMTP when SMTP_URL is set, else the outbox table. */
   mailer: Mailer;
   /** Top-ups through the configured provider (PAYMENT_PROVIDER; none: not offered) and refunds of the money they took. */
-  payments: { provider?: PaymentProvider; topups: Topups; refunds: Refunds };
+  payments: { provider?: PaymentProvider; topups: Topups; refunds: Refunds; reconciliation: ReconciliationService };
   /** This instance's Prometheus registry and metrics (GET /metrics). */
   metrics: Metrics;
   close(): Promise<void>;
@@ -139,7 +139,8 @@ export async function createServices(config: Config, opts: ServiceOptions): Prom
       refundPending: async (orgId: string) => (await accounts.getOrg(orgId))?.refundPending ?? false,
       log: opts.log,
     }),
-    refunds: createRefunds({ db, billing, provider, log: opts.log }),
+    refunds: createRefunds({ db, billing, provider, now, log: opts.log }),
+    reconciliation: createReconciliation({ db, provider, log: opts.log }),
   };
 
   return {

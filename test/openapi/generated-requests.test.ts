@@ -60,6 +60,9 @@ async function baselines(d: Json) {
     let url = template.replace(/\{([^}]+)\}/g, (_, n: string) => pathIds[n]!);
     if (template.endsWith("/reissue")) url = url.replace(c.testKeyId, fresh.testKeyId);
     if (template.endsWith("/{appId}/keys")) url = url.replace(c.appId, bare);
+    // Query parameters: the document's examples.
+    const query = ((op.parameters ?? []) as Json[]).filter((p) => p.in === "query" && p.example !== undefined);
+    if (query.length) url += `?${query.map((p) => `${encodeURIComponent(p.name)}=${encodeURIComponent(String(p.example))}`).join("&")}`;
     let body: BodyInit | undefined;
     const media = op.requestBody ? (Object.entries(op.requestBody.content)[0] as [string, Json]) : undefined;
     if (media?.[0] === "multipart/form-data") {

@@ -364,12 +364,20 @@ function headerValue(p: Json): fc.Arbitrary<string | undefined> {
   return fc.oneof({ weight: 3, arbitrary: fc.constant(undefined) }, { weight: 2, arbitrary: good }, { weight: 2, arbitrary: junk });
 }
 
+/** A query parameter's value: the document's example, junk, or none. */
+function queryValue(p: Json): fc.Arbitrary<string | undefined> {
+  const good = p.example === undefined ? fc.constant(undefined) : fc.constant(String(p.example));
+  const junk = fc.constantFrom("", "x", "2025-13-01", "2025-05-01T25:00:00Z", "%", "\u0000", "9".repeat(300), "1970-01-01");
+  return fc.oneof({ weight: 4, arbitrary: good }, { weight: 2, arbitrary: junk }, { weight: 1, arbitrary: fc.constant(undefined) });
+}
+
 /** Requests for one operation of `doc`. */
 export function requestsFor(doc: Json, method: string, template: string, f: Fixtures): fc.Arbitrary<GenRequest> {
   const op = doc.paths[template][method] as Json;
   const params = ((op.parameters ?? []) as Json[]).map((p) => resolve(doc, p));
   const pathParams = params.filter((p) => p.in === "path");
   const headerParams = params.filter((p) => p.in === "header");
+  const queryParams = params.filter((p) => p.in === "query");
   const rb = op.requestBody ? resolve(doc, op.requestBody) : undefined;
   const [mediaType, media] = rb ? Object.entries(rb.content as Json)[0]! : [undefined, undefined];
   const body: fc.Arbitrary<Body> = !rb
@@ -385,12 +393,16 @@ export function requestsFor(doc: Json, method: string, template: string, f: Fixt
       path: fc.tuple(...pathParams.map((p) => pathValue(p.name, f))),
       headers: fc.tuple(...headerParams.map(headerValue)),
       body,
-      query: fc.oneof({ weight: 9, arbitrary: fc.constant("") }, { weight: 1, arbitrary: fc.constantFrom("?size=full", "?x=%00", "?") }),
+      params: fc.tuple(...queryParams.map(queryValue)),
+      query: fc.oneof({ weight: 9, arbitrary: fc.constant("") }, { weight: 1, arbitrary: fc.constantFrom("size=full", "x=%00", "?") }),
       ip: fc.constantFrom(...ips),
     })
-    .map(({ auth, path, headers, body, query, ip }) => {
+    .map(({ auth, path, headers, body, params: values, query, ip }) => {
       let i = 0;
-      const url = template.replace(/\{[^}]+\}/g, () => path[i++]!) + query;
+      const pairs = queryParams.flatMap((p, j) => (values[j] === undefined ? [] : [`${encodeURIComponent(p.name)}=${encodeURIComponent(values[j]!)}`]));
+      // A stray parameter, or a bare "?".
+      if (query && query !== "?") pairs.push(query);
+      const url = template.replace(/\{[^}]+\}/g, () => path[i++]!) + (pairs.length || query === "?" ? `?${pairs.join("&")}` : "");
       const h: Record<string, string> = { "x-forwarded-for": ip, ...auth.headers };
       headerParams.forEach((p, j) => {
         if (headers[j] !== undefined) h[p.name] = headers[j]!;

@@ -22,6 +22,7 @@ const Url = z.object({
   host: z.array(z.string()),
   path: z.array(z.string()),
   variable: z.array(z.object({ key: z.string(), value: z.string() }).loose()).optional(),
+  query: z.array(KeyValue).optional(),
 });
 const Auth = z.discriminatedUnion("type", [
   z.object({ type: z.literal("noauth") }),
@@ -59,6 +60,8 @@ type Item = z.infer<typeof RequestItem>;
 const items = (): Item[] => Collection.parse(collection).item.flatMap((f) => f.item);
 const script = (i: Item) => i.event.filter((e) => e.listen === "test").flatMap((e) => e.script.exec).join("\n");
 const postmanPath = (path: string) => `{{baseUrl}}/${path.slice(1).replace(/\{([^}]+)\}/g, ":$1")}`;
+/** A request's address without its query. */
+const pathOf = (i: { request: { url: { raw: string } } }) => i.request.url.raw.split("?")[0]!;
 
 test("has the v2.1 shape", () => {
   const r = Collection.safeParse(collection);
@@ -91,7 +94,7 @@ test("every customer and operator operation is there, with the document's method
   const documented: string[] = [];
   for (const [path, item] of Object.entries(doc.paths)) {
     for (const [method, op] of Object.entries(item)) {
-      const requests = items().filter((i) => i.request.method === method.toUpperCase() && i.request.url.raw === postmanPath(path));
+      const requests = items().filter((i) => i.request.method === method.toUpperCase() && pathOf(i) === postmanPath(path));
       if (op["x-internal"] === true) {
         assert.equal(requests.length, 0, `${path}: between our own processes, not in the collection`);
         continue;
@@ -112,16 +115,19 @@ test("every customer and operator operation is there, with the document's method
         assert.deepEqual((req.request.url.variable ?? []).map((v) => v.key), params, `${req.name}: path variables`);
         for (const v of req.request.url.variable ?? []) assert.match(v.value, /^\{\{[A-Za-z]+\}\}$/, `${req.name}: :${v.key} is filled from a variable`);
         assert.equal(Boolean(req.request.body), Boolean(op.requestBody), `${req.name}: body`);
+        const required = ((op.parameters ?? []) as { in: string; name: string; required?: boolean }[]).filter((p) => p.in === "query" && p.required).map((p) => p.name);
+        const sent = (req.request.url.query ?? []).filter((q) => q.value !== "").map((q) => q.key);
+        assert.deepEqual(sent.filter((k) => required.includes(k)), required, `${req.name}: the required query parameters, with values`);
       }
     }
   }
-  const inCollection = new Set(items().map((i) => `${i.request.method} ${i.request.url.raw}`));
+  const inCollection = new Set(items().map((i) => `${i.request.method} ${pathOf(i)}`));
   assert.deepEqual([...inCollection].sort(), [...new Set(documented)].sort());
 });
 
 test("every request checks a status the document gives for it, and the request ID", () => {
   for (const i of items()) {
-    const path = Object.keys(doc.paths).find((p) => postmanPath(p) === i.request.url.raw)!;
+    const path = Object.keys(doc.paths).find((p) => postmanPath(p) === pathOf(i))!;
     const op = doc.paths[path]![i.request.method.toLowerCase()]!;
     const statuses = [...script(i).matchAll(/pm\.expect\(pm\.response\.code, .*\)\.to\.eql\((\d{3})\);/g)].map((m) => m[1]!);
     assert.equal(statuses.length, 1, `${i.name}: one status check`);

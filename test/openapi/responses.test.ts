@@ -24,6 +24,7 @@ const image = { image_file: TINY_PNG, size: "preview" };
 
 interface CallOptions {
   params?: Record<string, string>;
+  query?: Record<string, string>;
   json?: unknown;
   form?: Record<string, string | Uint8Array>;
   apiKey?: string;
@@ -35,7 +36,9 @@ async function call(operationId: string, o: CallOptions = {}): Promise<{ res: Re
   const op = OPERATIONS.find((x) => x.operationId === operationId);
   assert.ok(op, `${operationId} documented`);
   exercised.add(operationId);
-  const path = op.path.replace(/:([A-Za-z0-9_]+)/g, (_, name: string) => encodeURIComponent(o.params?.[name] ?? assert.fail(`param ${name}`)));
+  const path =
+    op.path.replace(/:([A-Za-z0-9_]+)/g, (_, name: string) => encodeURIComponent(o.params?.[name] ?? assert.fail(`param ${name}`))) +
+    (o.query ? `?${new URLSearchParams(o.query)}` : "");
   const headers: Record<string, string> = { "x-forwarded-for": g.ip, ...o.headers };
   if (op.security === "operatorToken") headers.authorization = `Bearer ${OPERATOR_TOKEN}`;
   if (op.security === "apiKey") headers["x-api-key"] = o.apiKey ?? assert.fail("an API key");
@@ -128,6 +131,7 @@ describe("operator API", () => {
     await call("putProductStatus", { json: { status: "available" } });
     await g.h.admin("PATCH", `/orgs/${org.orgId}`, { refundPending: true });
     await call("completeRefund", { params: orgId, json: {} });
+    await call("getReconciliation", { query: { from: "2025-05-01", to: "2025-05-31T00:00:00+09:00" } });
   });
 });
 

@@ -2,74 +2,39 @@
 // Stripe documents (test/support/stripe-stand-in.ts), with NODE_ENV unset (production):
 // the console opens a Checkout Session in KRW; coming back from Stripe's page credits
 // nothing; only the signed webhook does, once; forged, stale, replayed and tampered
-// webhooks change nothing; a refund pays back through Stripe only what was paid in; a
-// fault half way through a credit or a refund leaves nothing half done.
+// webhooks change nothing; a refund pays back through Stripe only what was paid in, is
+// recorded before Stripe is asked and is never paid twice, whatever Stripe remembers; a
+// fault half way through a credit or a refund leaves nothing half done; top-ups opened
+// at the same moment stay within the cap.
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { createRefunds, createTopups, MAX_OPEN_TOPUPS, TOPUP_OPEN_WINDOW_MS, STRIPE_SIGNATURE_TOLERANCE_S, STRIPE_WEBHOOK_MAX_BYTES, STRIPE_WEBHOOK_PATH, verifyStripeWebhook } from "../../src/payments/index.ts";
-import { fixture, makeHarness, type Harness } from "../support/harness.ts";
-import { STAND_IN_SECRET_KEY, STAND_IN_WEBHOOK_SECRET, startStripeStandIn, type Session, type StandIn } from "../support/stripe-stand-in.ts";
+import { createRefunds, createTopups, MAX_OPEN_TOPUPS, REFUND_RESEND_AFTER_MS, TOPUP_OPEN_WINDOW_MS, STRIPE_SIGNATURE_TOLERANCE_S, STRIPE_WEBHOOK_MAX_BYTES, verifyStripeWebhook } from "../../src/payments/index.ts";
+import { fixture, type Harness } from "../support/harness.ts";
+import { STAND_IN_SECRET_KEY, STAND_IN_WEBHOOK_SECRET, type Session, type StandIn } from "../support/stripe-stand-in.ts";
+import { PUBLIC_URL, startStripeService, type StripeService } from "../support/stripe-service.ts";
 import { signedUp, type Client } from "../console/client.ts";
+import { poll } from "../support/poll.ts";
 
-const PUBLIC_URL = "https://console.example";
-
+let service: StripeService;
 let stripe: StandIn;
 let h: Harness;
 let t = Date.UTC(2025, 4, 14, 3, 0, 0);
 const logLines: string[] = [];
 
 before(async () => {
-  stripe = await startStripeStandIn();
-  h = await makeHarness({
-    now: () => t,
-    logLines,
-    env: {
-      TRUST_PROXY: "true",
-      PUBLIC_URL,
-      PAYMENT_PROVIDER: "stripe",
-      STRIPE_SECRET_KEY: STAND_IN_SECRET_KEY,
-      STRIPE_WEBHOOK_SECRET: STAND_IN_WEBHOOK_SECRET,
-      STRIPE_API_URL: stripe.url,
-    },
-  });
+  service = await startStripeService({ now: () => t, logLines });
+  ({ stripe, h } = service);
 });
-after(async () => {
-  await h?.close();
-  await stripe?.close();
-});
+after(() => service?.close());
 
 const nowS = () => Math.floor(t / 1000);
-
-/** A delivery as Stripe makes it: the raw body and its Stripe-Signature. */
-function deliver(body: string, signature: string | undefined) {
-  const headers: Record<string, string> = { "content-type": "application/json; charset=utf-8", "user-agent": "Stripe/1.0 (+https://stripe.com/docs/webhooks)" };
-  if (signature !== undefined) headers["stripe-signature"] = signature;
-  return h.app.request(STRIPE_WEBHOOK_PATH, { method: "POST", headers, body });
-}
-
-async function delivered(body: string, signature: string | undefined): Promise<{ status: number; outcome?: string }> {
-  const res = await deliver(body, signature);
-  const json = (await res.json()) as { outcome?: string };
-  return { status: res.status, outcome: json.outcome };
-}
-
-const balance = async (orgId: string) => (await h.services.billing.balances(orgId))!.balanceKrw;
+const deliver = (body: string, signature: string | undefined) => service.deliver(body, signature);
+const delivered = (body: string, signature: string | undefined) => service.delivered(body, signature);
+const startTopup = (client: Client, amountKrw: number) => service.startTopup(client, amountKrw);
+const balance = (orgId: string) => service.balance(orgId);
 const credits = async (orgId: string) =>
   (await h.services.db.query<{ n: number }>("SELECT count(*)::int AS n FROM ledger_entries WHERE org_id = $1 AND kind = 'credit'", [orgId]))[0]!.n;
 const topupState = async (topupId: string) => (await h.services.db.query<{ state: string }>("SELECT state FROM topups WHERE topup_id = $1", [topupId]))[0]!.state;
-
-/** The customer chooses an amount in the console: the top-up's page and its Stripe session. */
-async function startTopup(client: Client, amountKrw: number): Promise<{ topupId: string; session: Session; page: string }> {
-  await client.get("/console/credit");
-  const started = await client.post("/console/credit/top-ups", { amountKrw: String(amountKrw) });
-  assert.equal(started.status, 303, started.html);
-  const topupId = /\/console\/credit\/top-ups\/(top_\w+)$/.exec(started.location ?? "")?.[1];
-  assert.ok(topupId, `redirected to the top-up's page: ${started.location}`);
-  const session = [...stripe.sessions.values()].find((s) => s.client_reference_id === topupId);
-  assert.ok(session, "a Checkout Session for the top-up");
-  const page = await client.get(started.location!);
-  return { topupId, session, page: page.html };
-}
 
 describe("top-up, webhook, credit once", () => {
   test("a Checkout Session in KRW for the amount; back from Stripe's page nothing is credited; the signed webhook credits once", async () => {
@@ -265,7 +230,7 @@ describe("refunds pay back only what was paid in", () => {
     assert.equal(stripe.refunds.length, refundsBefore + 2);
   });
 
-  test("a refund Stripe refuses enters nothing and keeps the request open; asked again it pays once", async () => {
+  test("Stripe unreachable during a refund: recorded in flight, its credit off the balance, the request still open; asked again it pays once", async () => {
     const { client, orgId } = await signedUp(h);
     const { session } = await startTopup(client, 10_000);
     const ev = stripe.event("checkout.session.completed", stripe.pay(session.id));
@@ -276,14 +241,43 @@ describe("refunds pay back only what was paid in", () => {
     try {
       const failed = await h.admin("POST", `/orgs/${orgId}/refund/complete`, {});
       assert.equal(failed.status, 502, JSON.stringify(failed.json));
+      assert.match(failed.json.errors[0].title, /in flight/);
+    } finally {
+      stripe.failWith = undefined;
+    }
+    assert.equal(await balance(orgId), 0, "the refund is taken off before Stripe answers");
+    assert.equal((await h.services.accounts.getOrg(orgId))!.refundPending, true);
+    // Asked again at once: Stripe has no such refund, and the first request may still be on its way.
+    const soon = await h.admin("POST", `/orgs/${orgId}/refund/complete`, {});
+    assert.equal(soon.status, 409, JSON.stringify(soon.json));
+    assert.equal(stripe.refunds.length, before);
+    t += REFUND_RESEND_AFTER_MS;
+    const done = await h.admin("POST", `/orgs/${orgId}/refund/complete`, {});
+    assert.deepEqual([done.status, done.json.refundedKrw, done.json.balanceKrw], [200, 10_000, 0], JSON.stringify(done.json));
+    assert.deepEqual(done.json.refunds.map((r: { state: string }) => r.state), ["succeeded"]);
+    assert.equal(stripe.refunds.length, before + 1);
+  });
+
+  test("a refund Stripe refuses: the credit is back on the balance at once and the request stays open", async () => {
+    const { client, orgId } = await signedUp(h);
+    const { session } = await startTopup(client, 10_000);
+    const ev = stripe.event("checkout.session.completed", stripe.pay(session.id));
+    assert.equal((await delivered(ev.body, stripe.sign(ev.body, nowS()))).outcome, "credited");
+    await h.admin("PATCH", `/orgs/${orgId}`, { refundPending: true });
+    stripe.failWith = 400;
+    try {
+      const refused = await h.admin("POST", `/orgs/${orgId}/refund/complete`, {});
+      assert.equal(refused.status, 409, JSON.stringify(refused.json));
+      assert.match(refused.json.errors[0].title, /back on the balance/);
     } finally {
       stripe.failWith = undefined;
     }
     assert.equal(await balance(orgId), 10_000);
     assert.equal((await h.services.accounts.getOrg(orgId))!.refundPending, true);
+    const kinds = await h.services.db.query<{ kind: string; amount_krw: number }>("SELECT kind, amount_krw FROM ledger_entries WHERE org_id = $1 AND kind LIKE 'refund%' ORDER BY entry_id", [orgId]);
+    assert.deepEqual(kinds.map((k) => [k.kind, k.amount_krw]), [["refund", -10_000], ["refund_returned", 10_000]]);
     const done = await h.admin("POST", `/orgs/${orgId}/refund/complete`, {});
-    assert.deepEqual([done.status, done.json.refundedKrw, done.json.balanceKrw], [200, 10_000, 0]);
-    assert.equal(stripe.refunds.length, before + 1);
+    assert.deepEqual([done.status, done.json.refundedKrw, done.json.balanceKrw], [200, 10_000, 0], JSON.stringify(done.json));
   });
 
   test("Stripe unreachable when a payment is opened: the console says so, nothing is recorded", async () => {
@@ -322,6 +316,42 @@ describe("opening top-ups is bounded", () => {
   });
 });
 
+describe("opening top-ups at the same moment stays within the cap", () => {
+  test(`20 top-ups at once with Stripe held until all have arrived: exactly ${MAX_OPEN_TOPUPS} open a Checkout Session, the rest are 429`, async () => {
+    const { client, orgId } = await signedUp(h);
+    await client.get("/console/credit");
+    const sessions = stripe.sessions.size;
+    const held = stripe.holdCheckouts();
+    let answered = 0;
+    const posts = Array.from({ length: 20 }, () => client.post("/console/credit/top-ups", { amountKrw: "10000" }).finally(() => answered++));
+    try {
+      // Whatever the order and the speed: every request is either answered or waiting at Stripe.
+      await poll("every top-up answered or at Stripe", async () => answered + held.waiting(), (n) => n === 20);
+    } finally {
+      held.release();
+    }
+    const statuses = (await Promise.all(posts)).map((p) => p.status);
+    assert.equal(statuses.filter((s) => s === 303).length, MAX_OPEN_TOPUPS, `statuses ${statuses}`);
+    assert.equal(statuses.filter((s) => s === 429).length, 20 - MAX_OPEN_TOPUPS, `statuses ${statuses}`);
+    assert.equal(stripe.sessions.size - sessions, MAX_OPEN_TOPUPS, "no Checkout Session beyond the cap");
+    const rows = await h.services.db.query<{ state: string; n: number }>("SELECT state, count(*)::int AS n FROM topups WHERE org_id = $1 GROUP BY state", [orgId]);
+    assert.deepEqual(rows.map((r) => [r.state, r.n]), [["pending", MAX_OPEN_TOPUPS]]);
+  });
+
+  test("a top-up Stripe refuses to open gives its place under the cap back", async () => {
+    const { client, orgId } = await signedUp(h);
+    await client.get("/console/credit");
+    stripe.failWith = 500;
+    try {
+      for (let i = 0; i < MAX_OPEN_TOPUPS + 1; i++) assert.equal((await client.post("/console/credit/top-ups", { amountKrw: "10000" })).status, 503);
+    } finally {
+      stripe.failWith = undefined;
+    }
+    assert.equal((await h.services.db.query("SELECT 1 FROM topups WHERE org_id = $1", [orgId])).length, 0);
+    await startTopup(client, 10_000);
+  });
+});
+
 describe("a refund's money and its entry stay equal", () => {
   /** Won paid back at Stripe for this org's payments, and won its ledger took off as refunds. */
   async function paidBackAndEntered(orgId: string, paymentIntents: string[]): Promise<[number, number]> {
@@ -330,13 +360,7 @@ describe("a refund's money and its entry stay equal", () => {
     return [paid, rows[0]!.n];
   }
 
-  async function paidTopup(client: Client, amountKrw: number): Promise<string> {
-    const { session } = await startTopup(client, amountKrw);
-    const paid = stripe.pay(session.id);
-    const ev = stripe.event("checkout.session.completed", paid);
-    assert.equal((await delivered(ev.body, stripe.sign(ev.body, nowS()))).outcome, "credited");
-    return stripe.sessions.get(session.id)!.payment_intent!;
-  }
+  const paidTopup = async (client: Client, amountKrw: number) => (await service.paidTopup(client, amountKrw)).paymentIntent;
 
   test("two completions at once with different amounts: Stripe pays back only what the ledger takes off", async () => {
     const { client, orgId } = await signedUp(h);
@@ -353,20 +377,21 @@ describe("a refund's money and its entry stay equal", () => {
     assert.ok(answers.some((a) => a.status === 200), "one of them completes");
   });
 
-  test("a refund paid at Stripe whose entry failed, asked again with another amount: Stripe pays nothing twice", async () => {
+  test("a refund whose answer is lost, asked again after Stripe has forgotten its idempotency key: found at Stripe by its ID, paid once", async () => {
     const { client, orgId } = await signedUp(h);
     const pi = await paidTopup(client, 50_000);
-    const s = h.services;
-    const failing = createRefunds({ db: s.db, billing: { adjust: async () => Promise.reject(new Error("store went away")) }, provider: s.payments.provider, log: () => {} });
-    await assert.rejects(failing.payBack(orgId, 10_000, "refund"), /store went away/);
     await h.admin("PATCH", `/orgs/${orgId}`, { refundPending: true });
-    const other = await h.admin("POST", `/orgs/${orgId}/refund/complete`, { amountKrw: 20_000 });
-    assert.equal(other.status, 409, JSON.stringify(other.json));
-    assert.match(JSON.stringify(other.json), /same amount/);
-    assert.deepEqual(await paidBackAndEntered(orgId, [pi]), [10_000, 0], "only the first refund was paid; it is not entered yet");
-    const same = await h.admin("POST", `/orgs/${orgId}/refund/complete`, { amountKrw: 10_000 });
-    assert.equal(same.status, 200, JSON.stringify(same.json));
+    stripe.loseNextAnswer = true;
+    const lost = await h.admin("POST", `/orgs/${orgId}/refund/complete`, { amountKrw: 10_000 });
+    assert.equal(lost.status, 502, JSON.stringify(lost.json));
+    assert.deepEqual(await paidBackAndEntered(orgId, [pi]), [10_000, 10_000], "paid at Stripe, and taken off before Stripe was asked");
+    // A day and more later: Stripe keeps an idempotency key at least 24 hours, and this one is gone.
+    t += 25 * 3600_000;
+    const again = await h.admin("POST", `/orgs/${orgId}/refund/complete`, { amountKrw: 10_000 });
+    assert.equal(again.status, 200, JSON.stringify(again.json));
+    assert.equal(again.json.refundedKrw, 10_000, "the completion asked again counts the refund it made");
     assert.deepEqual(await paidBackAndEntered(orgId, [pi]), [10_000, 10_000]);
+    assert.equal(stripe.refunds.filter((r) => r.payment_intent === pi).length, 1);
     assert.equal(await balance(orgId), 40_000);
   });
 });
@@ -382,7 +407,7 @@ describe("a fault half way leaves nothing half done", () => {
     const failing = createTopups({
       db: s.db,
       now: s.now,
-      billing: { credit: async () => Promise.reject(new Error("store went away")) },
+      billing: { credit: async () => Promise.reject(new Error("store went away")), enterMovement: s.billing.enterMovement },
       provider: s.payments.provider,
       refundPending: async () => false,
       log: () => {},
@@ -395,20 +420,27 @@ describe("a fault half way leaves nothing half done", () => {
     assert.equal(await credits(orgId), 1);
   });
 
-  test("a refund paid at Stripe whose entry fails: asked again, Stripe pays nothing twice and the entry is made once", async () => {
+  test("a refund whose entry fails is never asked of Stripe: nothing is recorded, and asked again it pays once", async () => {
     const { client, orgId } = await signedUp(h);
     const { session } = await startTopup(client, 50_000);
     const ev = stripe.event("checkout.session.completed", stripe.pay(session.id));
     assert.equal((await delivered(ev.body, stripe.sign(ev.body, nowS()))).outcome, "credited");
     const s = h.services;
     const before = stripe.refunds.length;
-    const failing = createRefunds({ db: s.db, billing: { adjust: async () => Promise.reject(new Error("store went away")) }, provider: s.payments.provider, log: () => {} });
-    await assert.rejects(failing.payBack(orgId, 50_000, "refund"), /store went away/);
-    assert.equal(stripe.refunds.length, before + 1, "paid at Stripe");
-    assert.equal(await balance(orgId), 50_000, "not entered");
+    const failing = createRefunds({
+      db: s.db,
+      billing: { enterMovement: async () => Promise.reject(new Error("store went away")) },
+      provider: s.payments.provider,
+      now: s.now,
+      log: () => {},
+    });
+    await assert.rejects(failing.complete(orgId, 50_000, async () => 50_000, "refund"), /store went away/);
+    assert.equal(stripe.refunds.length, before, "Stripe was not asked");
+    assert.equal((await s.db.query("SELECT 1 FROM refunds WHERE org_id = $1", [orgId])).length, 0, "nothing recorded");
+    assert.equal(await balance(orgId), 50_000);
     await h.admin("PATCH", `/orgs/${orgId}`, { refundPending: true });
     const done = await h.admin("POST", `/orgs/${orgId}/refund/complete`, {});
     assert.deepEqual([done.status, done.json.refundedKrw, done.json.balanceKrw], [200, 50_000, 0]);
-    assert.equal(stripe.refunds.length, before + 1, "the same refund, by its idempotency key");
+    assert.equal(stripe.refunds.length, before + 1);
   });
 });
