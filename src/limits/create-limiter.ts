@@ -6,8 +6,10 @@ import { createRedisLimiter } from "./redis-limiter.ts";
 
 export interface CreateLimiterOptions {
   redisUrl?: string;
-  /** Clock for the in-process limiter (ms). The Redis limiter always uses Redis server time. */
+  /** Clock for the in-process limiter (ms). The Redis limiter uses Redis server time… */
   now?: () => number;
+  /** …unless a test sets the time its scripts see (RedisLimiterOptions.now). */
+  redisClock?: () => number;
   /** Redis key prefix (default "pd:limits:"). */
   keyPrefix?: string;
   /** Retry-After hint for refused permits, both implementations (default 1000 ms). */
@@ -26,6 +28,7 @@ export function createLimiter(options: CreateLimiterOptions = {}): Limiter {
       permitRetryAfterMs: options.permitRetryAfterMs,
       onError: options.onError,
       handOverGraceMs: options.handOverGraceMs,
+      now: options.redisClock,
     });
   }
   return createMemoryLimiter({ now: options.now, permitRetryAfterMs: options.permitRetryAfterMs, handOverGraceMs: options.handOverGraceMs });

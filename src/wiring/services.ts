@@ -74,6 +74,8 @@ export async function createServices(config: Config, opts: ServiceOptions): Prom
   const limiter = createLimiter({
     redisUrl: config.REDIS_URL,
     now,
+    // A clock a test gave the services is the Redis scripts' too; the service never sets one.
+    redisClock: opts.now,
     onError: throttled(opts.log, "limiter store error"),
   });
 

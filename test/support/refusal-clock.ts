@@ -1,42 +1,18 @@
-// Measures how honest a Retry-After was: after a refusal, the same call is sent again
-// every `everyMs` until it is no longer refused, and the time that took is compared
-// with what the refusal announced. Real time: the stand-in engines hold jobs for a
-// fixed real duration, and assertions leave at least one job's time of margin.
+// How honest a Retry-After was: the refusal's whole seconds against the moment a retry
+// got in, on the service's clock that the test moves (test/support/gated-engine.ts).
 import assert from "node:assert/strict";
 
 export interface Refusal {
   status: number;
   code: string;
   retryAfterS: number;
-  at: number;
 }
 
 export async function refusalOf(res: Response): Promise<Refusal> {
-  const at = performance.now();
   const body = (await res.json()) as { errors: { code: string }[] };
   const ra = res.headers.get("retry-after");
   assert.ok(ra !== null && /^\d+$/.test(ra), `a Retry-After in whole seconds, got ${ra}`);
-  return { status: res.status, code: body.errors[0]!.code, retryAfterS: Number(ra), at };
-}
-
-/**
- * Sends `call` until it is not refused with `code`; returns the admitted answer (still
- * unread: it may be running) and how many ms after the refusal it was admitted.
- * `admitted` tells a call that got in from one refused again.
- */
-export async function retryUntilAdmitted(
-  refusal: Refusal,
-  call: () => Promise<{ admitted: boolean; done: Promise<Response> }>,
-  o: { everyMs: number; timeoutMs: number },
-): Promise<{ afterMs: number; done: Promise<Response> }> {
-  const until = refusal.at + o.timeoutMs;
-  for (;;) {
-    const sentAt = performance.now();
-    const attempt = await call();
-    if (attempt.admitted) return { afterMs: sentAt - refusal.at, done: attempt.done };
-    if (performance.now() > until) throw new Error(`still refused ${o.timeoutMs} ms after the first ${refusal.code}`);
-    await new Promise((r) => setTimeout(r, o.everyMs));
-  }
+  return { status: res.status, code: body.errors[0]!.code, retryAfterS: Number(ra) };
 }
 
 /**

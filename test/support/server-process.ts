@@ -57,6 +57,10 @@ export async function startServer(env: Record<string, string>, o: StartOptions =
   const command = o.command ?? { file: process.execPath, args: ["dist/main.js"] };
   const child: ChildProcess = spawn(command.file, command.args, {
     cwd: REPO_ROOT,
+    // A group of its own, signalled whole (kill below): a command that runs the server as
+    // a child of its own (`deno task start`) must not leave it running, holding this
+    // process's pipes open, when it is killed before it could pass the signal on.
+    detached: true,
     env: {
       ...base,
       PORT: "0",
@@ -96,7 +100,11 @@ export async function startServer(env: Record<string, string>, o: StartOptions =
     lines,
     exited,
     async kill(signal = "SIGTERM") {
-      if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+      try {
+        process.kill(-child.pid!, signal);
+      } catch {
+        // The group is gone already (every process in it has exited).
+      }
       await exited;
       running.delete(server);
     },
