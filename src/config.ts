@@ -19,65 +19,56 @@ const cores = Math.max(1, availableParallelism());
 /** The shortest operator token accepted: a random one of this length is far past guessing, throttled or not. */
 export const OPERATOR_TOKEN_MIN_LENGTH = 32;
 
+// Each variable's `.describe()` is its meaning in docs/DEPLOY.md's reference, which
+// `npm run build:docs` writes from this schema (names, defaults, accepted values).
 export const ConfigSchema = z.object({
-  // Unset: production. Development (the developer mailbox, the payment sandbox, loopback
-  // by default) is asked for by name (docs/SECURITY.md "Defaults").
-  NODE_ENV: z.enum(["development", "production", "test"]).default("production"),
-  PORT: int(8080, 0, 65535),
-  // Unset: 0.0.0.0 in production (a container must be reachable), 127.0.0.1 otherwise.
-  HOST: optionalString,
-  LOG_LEVEL: z.enum(["debug", "info", "warn", "error", "silent"]).default("info"),
+  // Development (the developer mailbox, the payment sandbox, loopback by default) is asked
+  // for by name (docs/SECURITY.md "Defaults").
+  NODE_ENV: z.enum(["development", "production", "test"]).default("production").describe("Production unless set: all interfaces, no developer mailbox, no payment sandbox"),
+  PORT: int(8080, 0, 65535).describe("The HTTP port (0: one the OS picks, named in the \"listening\" log line)"),
+  HOST: optionalString.describe("The address to listen on; unset: 0.0.0.0 in production (a container must be reachable), 127.0.0.1 otherwise"),
+  LOG_LEVEL: z.enum(["debug", "info", "warn", "error", "silent"]).default("info").describe("The lowest level of the JSON log lines on stdout"),
 
-  // Stores: unset means the embedded defaults (PGlite in DATA_DIR, in-process limiter).
-  DATABASE_URL: optionalString,
-  DATA_DIR: z.string().default("./data"),
-  REDIS_URL: optionalString,
+  DATABASE_URL: optionalString.describe("PostgreSQL (`postgres://…`); unset: the embedded PGlite in DATA_DIR"),
+  DATA_DIR: z.string().default("./data").describe("Where the embedded database and a generated key pepper live (`memory://`: in memory)"),
+  REDIS_URL: optionalString.describe("Redis for limits and permits shared by several gateways; unset: kept in this process"),
 
-  // Secrets. OPERATOR_TOKEN unset: one is generated and printed once at start.
   OPERATOR_TOKEN: z
     .string()
     .min(OPERATOR_TOKEN_MIN_LENGTH, `at least ${OPERATOR_TOKEN_MIN_LENGTH} characters (e.g. openssl rand -base64 33)`)
-    .optional(),
-  // Pepper mixed into key hashes. Unset: generated once and kept in DATA_DIR.
-  KEY_PEPPER: z.string().min(16).optional(),
+    .optional()
+    .describe(`Bearer token of the operator API, /metrics and the product path; unset: one is generated and printed once at start`),
+  KEY_PEPPER: z.string().min(16).optional().describe("Secret mixed into API key hashes (the same on every process); unset: generated once and kept in DATA_DIR"),
 
-  // Inference
-  MODEL: optionalString, // a manifest name (int8-static, small, medium, int8) or a path to an .onnx (with a card, or a manifest entry); unset: the engine's default (src/wiring/services.ts servedModel)
-  // How to feed a MODEL file no manifest lists: a preset (birefnet, u2net, ...) or a card
-  // file's path; unset: a <name>.card.json beside the file (docs/MODEL.md, "Model cards").
-  MODEL_CARD: optionalString,
-  MODELS_DIR: optionalString, // default: the package's own models/
-  INFERENCE_BACKEND: z.enum(["auto", "wasm", "webgpu", "native", "stub"]).default("auto"),
-  POOL_SIZE: int(1, 1, 64),
-  THREADS_PER_SESSION: int(cores, 1, 64),
-  STUB_DELAY_MS: int(50, 0, 600_000), // only with INFERENCE_BACKEND=stub (load tests)
-  KEY_QUEUE_MAX: int(4, 1, 1000), // requests of one key waiting for the pool
-  QUEUE_MAX: int(64, 1, 100_000), // requests waiting for the pool overall
-  // Paid calls first: test-key calls may hold at most this share (%) of the global
-  // concurrency cap and of the product's queue; in the queue live jobs go first, and a
-  // test job that has waited TEST_MAX_WAIT_MS goes before them (no starvation).
-  TEST_SHARE_PERCENT: int(50, 0, 100),
-  TEST_MAX_WAIT_MS: int(30_000, 0),
+  MODEL: optionalString.describe("A manifest name (int8-static, small, medium, int8) or a path to an .onnx file; unset: the engine's default (docs/MODEL.md)"),
+  MODEL_CARD: optionalString.describe("How to feed a MODEL file no manifest lists: a preset (birefnet, u2net, …) or a card file's path; unset: a <name>.card.json beside the file"),
+  MODELS_DIR: optionalString.describe("Where the manifest's models are; unset: the package's own models/"),
+  INFERENCE_BACKEND: z.enum(["auto", "wasm", "webgpu", "native", "stub"]).default("auto").describe("auto: WebAssembly, and WebGPU where a hardware adapter exists (Deno); native needs onnxruntime-node; stub is for load tests"),
+  POOL_SIZE: int(1, 1, 64).describe("Inference workers (one model session each)"),
+  THREADS_PER_SESSION: int(cores, 1, 64).meta({ description: "WebAssembly threads of one session", shownDefault: "the machine's cores" }),
+  STUB_DELAY_MS: int(50, 0, 600_000).describe("How long a stub inference takes (INFERENCE_BACKEND=stub only)"),
+  KEY_QUEUE_MAX: int(4, 1, 1000).describe("Requests of one key waiting for the pool (then 429 key_queue_full)"),
+  QUEUE_MAX: int(64, 1, 100_000).describe("Requests waiting for the pool overall (then 503 queue_full)"),
+  // Paid calls first: in the queue live jobs go first, and a test job that has waited
+  // TEST_MAX_WAIT_MS goes before them (no starvation).
+  TEST_SHARE_PERCENT: int(50, 0, 100).describe("Share (%) of the global concurrency cap and of the queue that test-key calls may hold"),
+  TEST_MAX_WAIT_MS: int(30_000, 0).describe("A test job that has waited this long goes before live jobs"),
 
-  // Split deployment: the gateway calls this product service instead of the in-process one.
-  PRODUCT_URL: z.string().url().optional(),
+  PRODUCT_URL: z.string().url().optional().describe("Makes this process a gateway only, sending the work to this product service"),
 
-  // Gateway
-  DEADLINE_MS: int(140_000, 1000),
-  RESEND_MIN_REMAINING_MS: int(30_000, 0),
-  RESEND_DEFAULT_WAIT_S: int(10, 0),
-  MAX_RESENDS: int(2, 0, 10),
-  RECEIVE_BUDGET_BYTES: int(256 * 1024 * 1024, 1),
-  GLOBAL_CONCURRENCY: int(32, 1),
-  ORG_LIVE_CONCURRENCY: int(2, 1),
-  // Concurrency permits are leases of this length, renewed every third of it while a
-  // request runs, so a gateway that dies frees its slots within one lease.
-  PERMIT_LEASE_MS: int(30_000, 300),
-  INVALID_KEY_LIMIT: int(20, 1),
-  INVALID_KEY_WINDOW_S: int(60, 1),
-  HOLD_SWEEP_INTERVAL_MS: int(15_000, 100),
-  // Which proxies may name the client in X-Forwarded-For: false, a hop count (true = 1),
-  // or their addresses/ranges (src/http/proxy-trust.ts; docs/DEPLOY.md "The client address").
+  DEADLINE_MS: int(140_000, 1000).describe("A paid call's whole deadline at the gateway (then 504)"),
+  RESEND_MIN_REMAINING_MS: int(30_000, 0).describe("The gateway resends a refused attempt only while this much of the deadline remains"),
+  RESEND_DEFAULT_WAIT_S: int(10, 0).describe("Wait before a resend when the product names no Retry-After"),
+  MAX_RESENDS: int(2, 0, 10).describe("Resends of one call to the product"),
+  RECEIVE_BUDGET_BYTES: int(256 * 1024 * 1024, 1).describe("Request-body bytes one process holds at once (then 503 gateway_busy)"),
+  GLOBAL_CONCURRENCY: int(32, 1).describe("Paid calls in flight across all gateways"),
+  ORG_LIVE_CONCURRENCY: int(2, 1).describe("Live calls in flight per organization"),
+  // Renewed every third of it while a request runs, so a gateway that dies frees its
+  // slots within one lease.
+  PERMIT_LEASE_MS: int(30_000, 300).describe("Length of a concurrency permit's lease"),
+  INVALID_KEY_LIMIT: int(20, 1).describe("Missing, malformed or unknown keys one address may send per window (then 429)"),
+  INVALID_KEY_WINDOW_S: int(60, 1).describe("The window of INVALID_KEY_LIMIT"),
+  HOLD_SWEEP_INTERVAL_MS: int(15_000, 100).describe("How often holds whose call died are given back"),
   TRUST_PROXY: z
     .string()
     .default("false")
@@ -86,30 +77,23 @@ export const ConfigSchema = z.object({
       if (trust) return trust;
       ctx.addIssue({ code: "custom", message: "false, a hop count (1-8, true = 1), or a comma-separated list of proxy addresses or CIDR ranges" });
       return z.NEVER;
-    }),
+    })
+    .describe("Which proxies may name the client in X-Forwarded-For: false, a hop count (true = 1), or their addresses and ranges (\"The client address\")"),
 
-  // Console. SMTP_URL unset: mail goes to the outbox table (served as the developer
-  // mailbox only in development on loopback). PUBLIC_URL: the origin every link and
-  // page names (mailed links, the provider's return addresses); never taken from a
-  // request's headers. Unset: http://localhost:PORT.
-  SMTP_URL: optionalString,
-  MAIL_FROM: z.string().default("Pixeldrop <no-reply@pixeldrop.local>"),
+  SMTP_URL: optionalString.describe("Mail server (`smtp://…`); unset: mail is kept in the outbox table, served as the developer mailbox only in development on loopback"),
+  MAIL_FROM: z.string().default("Pixeldrop <no-reply@pixeldrop.local>").describe("The sender of every mail"),
   PUBLIC_URL: z
     .string()
     .url()
     .refine(isWebBase, "an http(s) address without query or fragment, such as https://pixeldrop.example")
-    .optional(),
-  // Keys the hashes of console session cookies and one-time links. Unset: plain SHA-256.
-  SESSION_SECRET: z.string().min(16).optional(),
+    .optional()
+    .describe("The origin every link and page names (mailed links, the provider's return addresses), never taken from a request; unset: http://localhost:PORT"),
+  SESSION_SECRET: z.string().min(16).optional().describe("Keys the hashes of console session cookies and one-time links; unset: plain SHA-256"),
 
-  // Top-ups (docs/DECISIONS.md "Payments"). none: the console offers none (the operator
-  // API still grants credit). stripe: Stripe Checkout in KRW, credited on its signed
-  // webhook. sandbox: approves every payment, takes no money; outside production only.
-  PAYMENT_PROVIDER: z.enum(["none", "stripe", "sandbox"]).default("none"),
-  STRIPE_SECRET_KEY: z.string().regex(/^(sk|rk)_(test|live)_[A-Za-z0-9]+$/, "a Stripe secret key (sk_live_…, sk_test_… or a restricted rk_…)").optional(),
-  STRIPE_WEBHOOK_SECRET: z.string().regex(/^whsec_[A-Za-z0-9+/=]+$/, "the webhook endpoint's signing secret (whsec_…)").optional(),
-  // Where the Stripe API is reached (tests point it at a local stand-in).
-  STRIPE_API_URL: z.string().url().default("https://api.stripe.com"),
+  PAYMENT_PROVIDER: z.enum(["none", "stripe", "sandbox"]).default("none").describe("Top-ups: none (the operator API still grants credit), stripe (Checkout in KRW, credited on its signed webhook), sandbox (takes no money; refused in production)"),
+  STRIPE_SECRET_KEY: z.string().regex(/^(sk|rk)_(test|live)_[A-Za-z0-9]+$/, "a Stripe secret key (sk_live_…, sk_test_… or a restricted rk_…)").optional().describe("Stripe's secret or restricted key (with PAYMENT_PROVIDER=stripe)"),
+  STRIPE_WEBHOOK_SECRET: z.string().regex(/^whsec_[A-Za-z0-9+/=]+$/, "the webhook endpoint's signing secret (whsec_…)").optional().describe("The webhook endpoint's signing secret (with PAYMENT_PROVIDER=stripe)"),
+  STRIPE_API_URL: z.string().url().default("https://api.stripe.com").describe("Where the Stripe API is reached (tests point it at a local stand-in)"),
 });
 
 type ParsedConfig = z.infer<typeof ConfigSchema>;
