@@ -17,13 +17,16 @@ function isMeasurement(numbers: string, unit: string): boolean {
   const digits = numbers.replace(/[^0-9]/g, "");
   if (numbers.includes("–") || numbers.includes("-")) return true;
   if (numbers.includes(".")) return true;
-  // Round settings ("30 s", "500 ms", "25 MB", "10 %") are limits and defaults, stated
-  // where they are defined and quoted where they matter; measured figures are rarely round.
   // Round settings ("30 s", "140 s", "500 ms", "25 MB", "32 KiB") are limits and defaults,
   // quoted where they matter; a measured figure is rarely a multiple of ten or a power of two.
   if (/^[1-9]\d?0+$/.test(digits) || /^[1-9]$/.test(digits)) return false;
   if (/^(?:1[1-9]|2[1-9]|16|32|64|128|256|512|1024|2048|4096)$/.test(digits) && unit !== "%") return false;
   return unit !== "%" || digits.length > 1;
+}
+
+/** "429s", "503s": HTTP statuses in the plural (no space, a status code), not seconds. */
+function isStatusPlural(matched: string): boolean {
+  return /^[1-5]\d\ds$/.test(matched);
 }
 
 export function figuresIn(text: string): Figure[] {
@@ -35,6 +38,7 @@ export function figuresIn(text: string): Figure[] {
     if (fenced) return; // commands and their flags, not statements
     for (const match of line.matchAll(FIGURE)) {
       const numbers = match[1].replace(/\s/g, "").replace("-", "–");
+      if (isStatusPlural(match[0])) continue;
       if (!isMeasurement(numbers, match[2])) continue;
       out.push({ key: `${numbers} ${match[2]}`, line: index + 1 });
     }
