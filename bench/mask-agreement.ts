@@ -1,6 +1,6 @@
 // npm run bench:agreement: how much the mask moves when the model's input comes from a
-// reduced-scale JPEG decode (what the pipeline does now: docs/BENCHMARKS.md, "Decoding at
-// the size the work needs") instead of a full decode. For each held photo, as a JPEG at its
+// reduced-scale JPEG decode (what the pipeline does now: docs/BENCHMARKS.md, "Mask
+// agreement") instead of a full decode. For each held photo, as a JPEG at its
 // own size and upscaled to just under 12 MP (as bench/inputs.ts makes the bench's), each
 // also with an EXIF turn (orientation 6, the sides swapped), and each tier: the pipeline
 // runs with a session that records what it fed the model, and the same model runs on the

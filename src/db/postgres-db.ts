@@ -45,7 +45,7 @@ export const POOL_WAIT_TIMEOUT_MS = 30_000;
 /**
  * pg.Client with its own connect bound: pg-pool hands its options to each client, and
  * its connectionTimeoutMillis must stay long because it also bounds the wait for a
- * free connection, which under a burst is legitimately seconds (RELIABILITY.md, "A pool wait is not an outage").
+ * free connection, which under a burst is legitimately seconds (docs/DECISIONS.md, "Postgres pool").
  */
 function boundedClient(connectTimeoutMs: number): typeof pg.Client {
   return class BoundedClient extends pg.Client {

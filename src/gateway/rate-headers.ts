@@ -1,6 +1,6 @@
 // X-RateLimit-Limit / -Remaining / -Reset on every answer to an authenticated removebg
 // call, as the mirrored API sends them (its clients parse them). Which limit they
-// describe (docs/DECISIONS.md "X-RateLimit-* headers"):
+// describe (docs/DECISIONS.md "Which limit X-RateLimit-* describe"):
 // - test key: its per-minute window (10 calls), the limit a test client meets first;
 // - live key: the tightest spending limit (org daily, app daily, app monthly), in KRW,
 //   because concurrency has no count to run down and no reset time.

@@ -15,7 +15,7 @@ export const H = {
   fgLeft: "X-Foreground-Left",
   fgWidth: "X-Foreground-Width",
   fgHeight: "X-Foreground-Height",
-  // Beyond the spec (docs/DECISIONS.md "Headers beyond the spec")
+  // Beyond the spec (docs/DECISIONS.md "What remove.bg's clients also expect")
   model: "X-PD-Model",
   modelInput: "X-PD-Model-Input",
   uncertainty: "X-PD-Uncertainty",

@@ -1,4 +1,4 @@
-// The operator token (docs/SECURITY.md "The operator token"): at least 32 characters at
+// The operator token (docs/SECURITY.md "The operator's word"): at least 32 characters at
 // boot, compared as fixed-length digests whatever its length, and wrong tokens throttled
 // per client with bounded memory. The clock is the harness's; nothing here times anything.
 import { after, before, test } from "node:test";

@@ -1,5 +1,5 @@
-// Output options and quality headers beyond the spec (DECISIONS.md "Output
-// options beyond the spec"): channels=rgba|alpha, bg_color, X-PD-Model,
+// Output options and quality headers beyond the spec (DECISIONS.md "What
+// remove.bg's clients also expect"): channels=rgba|alpha, bg_color, X-PD-Model,
 // X-PD-Model-Input and X-PD-Uncertainty, through the public endpoint, with their bad values.
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";

@@ -1,5 +1,5 @@
 // X-RateLimit-Limit / -Remaining / -Reset on every answer to an authenticated removebg
-// call (DECISIONS.md "X-RateLimit-* headers"): a test key's per-minute window,
+// call (DECISIONS.md "Which limit X-RateLimit-* describe"): a test key's per-minute window,
 // a live key's tightest spending limit in KRW. Embedded stores so the in-process
 // limiter follows the test clock and a test can cross the window without waiting.
 import { after, before, describe, test } from "node:test";

@@ -58,7 +58,7 @@ export interface MaskSession {
   dispose(): Promise<void>;
 }
 
-/** Pictures one batched run takes at most, unless the session is asked for fewer (docs/MODEL.md, "Batches on the GPU"). */
+/** Pictures one batched run takes at most, unless the session is asked for fewer (docs/MODEL.md, "The GPU form's graph"). */
 export const DEFAULT_MAX_BATCH = 4;
 
 export async function createMaskSession(opts: MaskSessionOptions): Promise<MaskSession> {
