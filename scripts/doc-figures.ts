@@ -17,10 +17,11 @@ function isMeasurement(numbers: string, unit: string): boolean {
   const digits = numbers.replace(/[^0-9]/g, "");
   if (numbers.includes("–") || numbers.includes("-")) return true;
   if (numbers.includes(".")) return true;
-  // Round settings ("30 s", "140 s", "500 ms", "25 MB", "32 KiB") are limits and defaults,
+  // Round settings ("30 s", "140 s", "500 ms", "32 KiB") are limits and defaults,
   // quoted where they matter; a measured figure is rarely a multiple of ten or a power of two.
   if (/^[1-9]\d?0+$/.test(digits) || /^[1-9]$/.test(digits)) return false;
-  if (/^(?:1[1-9]|2[1-9]|16|32|64|128|256|512|1024|2048|4096)$/.test(digits) && unit !== "%") return false;
+  // Sizes in powers of two (buffers, caps) are settings too.
+  if (/^(?:16|32|64|128|256|512|1024|2048|4096)$/.test(digits) && unit !== "%") return false;
   return unit !== "%" || digits.length > 1;
 }
 

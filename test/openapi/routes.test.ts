@@ -3,7 +3,7 @@
 // Not API, so not in the document: the customer console (HTML pages and form posts
 // under /console and the landing page at /, see docs/CONSOLE.md), and the payment
 // provider's webhook (Stripe's own contract, registered only with PAYMENT_PROVIDER=stripe:
-// docs/DEPLOY.md "Mode, address and payments").
+// docs/DEPLOY.md "Payments with Stripe").
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
 import { buildOpenApiDocument } from "../../src/openapi/document.ts";
