@@ -39,7 +39,14 @@ interface Trickle {
 }
 
 /** Sends `head` at once, then one byte of `drip` every `everyMs` until the server hangs up. */
-function trickle(port: number, head: string, drip: string, everyMs = 100): Trickle {
+/**
+ * PD_TEST_STALL_MS holds a client up between connecting and its first byte, as a loaded
+ * machine may (docs/TESTING.md). Only for a server in its own process: an in-process server
+ * stalls with its client, and a stall past the server's header bound is a client it drops.
+ */
+const STALL_MS = Number(process.env.PD_TEST_STALL_MS ?? 0);
+
+function trickle(port: number, head: string, drip: string, everyMs = 100, stallMs = 0): Trickle {
   const t0 = performance.now();
   const socket = net.connect(port, "127.0.0.1");
   let answer = "";
@@ -47,14 +54,14 @@ function trickle(port: number, head: string, drip: string, everyMs = 100): Trick
   socket.setEncoding("latin1");
   socket.on("data", (d: string) => (answer += d));
   socket.on("error", () => {});
-  socket.on("connect", () => {
+  socket.on("connect", () => setTimeout(() => {
     socket.write(head);
     let i = 0;
     timer = setInterval(() => {
       if (!socket.writable) return;
       socket.write(drip[i++ % drip.length]!);
     }, everyMs);
-  });
+  }, stallMs));
   const closed = new Promise<{ ms: number; answer: string }>((resolve) =>
     socket.on("close", () => {
       clearInterval(timer);
@@ -111,7 +118,7 @@ test("a real server process: a slow upload holds the budget only while connected
   const port = Number(new URL(server.url).port);
   const c = await setUpCustomer(adminClient(server.url), { creditKrw: 1000 });
   issued.push(c.liveKey, c.testKey);
-  const slow = trickle(port, uploadHead(c.liveKey, 12_000_000), `--slow\r\n`, 50);
+  const slow = trickle(port, uploadHead(c.liveKey, 12_000_000), `--slow\r\n`, 50, STALL_MS);
   // The slow upload's share is taken once the server has read its head, however long
   // that takes here; an upload sent sooner would be the one holding the budget.
   await until(async () => (await budgetInUse(server.url)) >= 12_000_000);
