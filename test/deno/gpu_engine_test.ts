@@ -153,6 +153,8 @@ gpuTest("auto's handover: with the GPU's start held back the first cut-outs come
   });
   try {
     await engine.whenReady();
+    // PD_TEST_STALL_MS holds the test up here, as a loaded machine may: nothing below may depend on it.
+    await new Promise((r) => setTimeout(r, Number(Deno.env.get("PD_TEST_STALL_MS") ?? 0)));
     const first = (await engine.run(job())) as PipelineOk;
     assert(first.ok && first.model === "tiny-static", `the first cut-out came from ${first.model}`);
     assert(engine.state().gpuPhase === "starting", `gpu ${engine.state().gpuPhase} while its start is held back`);
