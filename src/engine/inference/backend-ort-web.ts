@@ -18,6 +18,7 @@ import { readModelBytes } from "./model-bytes.ts";
 import { checkGraphNames, inputDims, type RunnerOptions, type TensorRunner } from "./runner.ts";
 import { createWebGpuIo, outputOnGpu, type WebGpuIo } from "./webgpu-io.ts";
 import { requestAdapterFacts, type GpuAdapterFacts } from "./gpu-doctor.ts";
+import { startPlannedRun } from "./planned/start-planned.ts";
 
 type OrtModule = typeof Ort;
 
@@ -131,6 +132,22 @@ export async function createOrtWebRunner(opts: RunnerOptions, preference: "wasm"
   // hashed meanwhile; they are freed once the session holds the model.
   const model = await readModelBytes(opts.modelPath, opts.model);
   const bytes = model.bytes;
+
+  // The planned run first, for a graph it plans whole; anything else (or a start that
+  // fails) goes on to onnxruntime-web's WebGPU provider below.
+  if (tryGpu && (opts.webgpuRun ?? "planned") === "planned" && feedsGpuBuffers(opts)) {
+    const planned = await startPlannedRun(bytes, opts.model);
+    if (planned) {
+      model.drop();
+      try {
+        await model.verified;
+      } catch (err) {
+        await planned.dispose();
+        throw err;
+      }
+      return planned;
+    }
+  }
 
   let started: { ort: OrtModule; session: Ort.InferenceSession; backend: "wasm" | "webgpu" } | undefined;
   if (tryGpu) {

@@ -50,6 +50,8 @@ const STORAGE = 0x80;
 const MAP_MODE_READ = 0x1;
 const COMPUTE = 0x4;
 
+const NO_VALUES = new Float32Array(0);
+
 const KERNELS: Record<PlanStep["kind"], Kernel<never>> = { conv: conv2d, maxpool: maxPool, resize: resizeBilinear, add, unary };
 
 /** What one input shape's runs reuse: the plan, its buffers and its recorded steps. */
@@ -72,7 +74,8 @@ export class PlannedBackend {
 
   constructor(device: GpuDevice, program: GraphProgram) {
     this.#device = device;
-    this.#program = program;
+    // The weights live on the GPU from here on; plans need only their shapes.
+    this.#program = { ...program, convWeights: program.convWeights.map((w) => ({ dims: w.dims, values: NO_VALUES, bias: NO_VALUES })) };
     this.#layout = device.createBindGroupLayout({
       entries: [
         { binding: 0, visibility: COMPUTE, buffer: { type: "storage" } },

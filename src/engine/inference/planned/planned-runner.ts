@@ -54,15 +54,17 @@ export async function createPlannedRunner(program: GraphProgram, model: BoundMod
     shapes.push(made);
     return made;
   };
+  let failure: string | undefined;
   try {
     shapeFor(1, model.inputSize[0], model.inputSize[1]);
-  } finally {
-    const error = await device.popErrorScope();
-    if (error) {
-      backend.dispose();
-      device.destroy();
-      throw new Error(`the planned WebGPU run did not start: ${error.message}`);
-    }
+  } catch (err) {
+    failure = err instanceof Error ? err.message : String(err);
+  }
+  const error = await device.popErrorScope();
+  if (failure || error) {
+    backend.dispose();
+    device.destroy();
+    throw new Error(`the planned WebGPU run did not start: ${failure ?? error!.message}`);
   }
   return {
     backend: "webgpu",
