@@ -46,8 +46,8 @@ const cpuInfo = readFileSync("/proc/cpuinfo", "utf8");
 const simd = ["avx512f", "avx2"].find((f) => new RegExp(`\\b${f}\\b`).test(cpuInfo)) ?? "no AVX2";
 console.log(`adapter: ${adapter.info.description}${adapter.info.isFallbackAdapter ? " (software)" : ""}; cpu: ${cpus()[0]?.model}, ${cpus().length} cores, SIMD ${simd}`);
 
-await locateAssets({ model: values.model! }); // a GPU form is derived on first use
-const resolved = await resolveModel({ model: values.model! });
+const dirs = await locateAssets({ model: values.model! }); // a GPU form is derived on first use
+const resolved = await resolveModel({ model: values.model!, modelsDir: dirs.modelsDir });
 if (!resolved.ok) throw new Error(resolved.title);
 const bound = bindCard(resolved.entry, await readGraphIo(resolved.path));
 if (!bound.ok) throw new Error(bound.message);
@@ -70,7 +70,7 @@ interface PathResult {
 
 async function measure(path: WebGpuRun): Promise<PathResult> {
   const t0 = performance.now();
-  const session = await createMaskSession({ model, modelPath: resolved.path, backend: "webgpu", threads: 1, wasmDir: (await locateAssets({ model: values.model! })).wasmDir, webgpuRun: path, maxBatch: batch });
+  const session = await createMaskSession({ model, modelPath: resolved.path, backend: "webgpu", threads: 1, wasmDir: dirs.wasmDir, webgpuRun: path, maxBatch: batch });
   const startMs = performance.now() - t0;
   const once = () => (batch > 1 && session.runBatch ? session.runBatch(pictures) : session.run(picture));
   try {
