@@ -50,7 +50,8 @@ const dirs = await locateAssets({ model: values.model! }); // a GPU form is deri
 const resolved = await resolveModel({ model: values.model!, modelsDir: dirs.modelsDir });
 if (!resolved.ok) throw new Error(resolved.title);
 const bound = bindCard(resolved.entry, await readGraphIo(resolved.path));
-if (!bound.ok) throw new Error(bound.message);
+if (!bound.ok) throw new Error(bound.problems.join("; "));
+const modelPath = resolved.path;
 const model = { ...bound.model, inputSize: [side, side] as [number, number] };
 const decoded = await decodeImage(await benchPhoto());
 if (!decoded.ok) throw new Error("bench photo does not decode");
@@ -70,7 +71,7 @@ interface PathResult {
 
 async function measure(path: WebGpuRun): Promise<PathResult> {
   const t0 = performance.now();
-  const session = await createMaskSession({ model, modelPath: resolved.path, backend: "webgpu", threads: 1, wasmDir: dirs.wasmDir, webgpuRun: path, maxBatch: batch });
+  const session = await createMaskSession({ model, modelPath, backend: "webgpu", threads: 1, wasmDir: dirs.wasmDir, webgpuRun: path, maxBatch: batch });
   const startMs = performance.now() - t0;
   const once = () => (batch > 1 && session.runBatch ? session.runBatch(pictures) : session.run(picture));
   try {

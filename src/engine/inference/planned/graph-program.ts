@@ -5,9 +5,7 @@
 // store weights as float16 behind a Cast); Casts of activations are no-ops, since every
 // planned tensor is float32. A graph with anything else is refused with the reason, and
 // onnxruntime-web's WebGPU provider runs it instead.
-import { DataType, attrInt, attrInts, parseModel, type OnnxNode, type OnnxTensor } from "../../assets/onnx-graph.ts";
-import { fieldString } from "../../assets/onnx-wire.ts";
-import { tensorValues } from "../../assets/quantise.ts";
+import { FLOAT, FLOAT16, floatValues, readOnnxGraph, type ReadNode as OnnxNode, type ReadTensor as OnnxTensor } from "./onnx-reader.ts";
 
 export type ResizeCoordinates = "half_pixel" | "pytorch_half_pixel" | "align_corners" | "asymmetric";
 
@@ -75,10 +73,9 @@ export type ProgramResult = { ok: true; program: GraphProgram } | { ok: false; r
 
 const RESIZE_COORDINATES: readonly string[] = ["half_pixel", "pytorch_half_pixel", "align_corners", "asymmetric"];
 
-function attrString(n: OnnxNode, name: string): string | undefined {
-  const f = n.attributes.find((a) => a.name === name)?.fields.find((x) => x.no === 4);
-  return f ? fieldString(f) : undefined;
-}
+const attrString = (n: OnnxNode, name: string): string | undefined => n.strings.get(name);
+const attrInts = (n: OnnxNode, name: string): number[] | undefined => n.ints.get(name);
+const attrInt = (n: OnnxNode, name: string): number | undefined => n.ints.get(name)?.[0];
 
 function pair(v: number[] | undefined, fallback: number): [number, number] {
   return v && v.length === 2 ? [v[0]!, v[1]!] : [fallback, fallback];
@@ -106,16 +103,16 @@ export function readGraphProgram(bytes: Uint8Array, names: { inputName: string; 
 }
 
 function build(bytes: Uint8Array, names: { inputName: string; outputName: string }): GraphProgram {
-  const model = parseModel(bytes);
-  if (model.otherInitializers.length) throw new Refused("an initializer is not stored as raw data");
-  const constants = new Map<string, OnnxTensor>(model.initializers.map((t) => [t.name, t]));
+  const model = readOnnxGraph(bytes);
+  if (model.unreadInitializers) throw new Refused("an initializer is not stored as raw data");
+  const constants: Map<string, OnnxTensor> = model.initializers;
   const folded = new Map<string, { dims: number[]; values: Float32Array }>();
   const constant = (name: string) => {
     const f = folded.get(name);
     if (f) return f;
     const t = constants.get(name);
-    if (!t || (t.dataType !== DataType.FLOAT && t.dataType !== DataType.FLOAT16)) return undefined;
-    const made = { dims: t.dims, values: tensorValues(t) };
+    if (!t || (t.dataType !== FLOAT && t.dataType !== FLOAT16)) return undefined;
+    const made = { dims: t.dims, values: floatValues(t) };
     folded.set(name, made);
     return made;
   };
@@ -141,7 +138,7 @@ function build(bytes: Uint8Array, names: { inputName: string; outputName: string
     switch (n.opType) {
       case "Cast": {
         const to = attrInt(n, "to");
-        if (to !== DataType.FLOAT && to !== DataType.FLOAT16) refuse(n, `cast to type ${to}`);
+        if (to !== FLOAT && to !== FLOAT16) refuse(n, `cast to type ${to}`);
         const c = constant(n.inputs[0]!);
         if (c) folded.set(out, c);
         else if (constants.has(n.inputs[0]!)) refuse(n, "cast of a non-float constant");
