@@ -120,8 +120,10 @@ run() {
   # The CPU beside it, and its SIMD width (every CPU number is named with it).
   echo "cpu: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | xargs), $(nproc) cores, SIMD: $(grep -m1 -o -w -E 'avx2|avx512f|avx512_vnni|avx_vnni|amx_tile' /proc/cpuinfo | sort -u | xargs)"
   ./node_modules/.bin/deno --version | head -1
-  local sides="1024 128" runs=5 exits=20 skip=()
-  if [ "${PD_BENCH_QUICK:-0}" = 1 ]; then sides="64" runs=1 exits=2 skip=(--skip inference,throughput); fi
+  # Children within 150 s, so one that hangs cannot take the call's 10 minutes; the quick
+  # run's 12 MP WebAssembly cut-outs on a small shared CPU need longer.
+  local sides="1024 128" runs=5 exits=20 childTimeout=150 skip=()
+  if [ "${PD_BENCH_QUICK:-0}" = 1 ]; then sides="64" runs=1 exits=2 childTimeout=400 skip=(--skip inference,throughput); fi
   # The planned run against the provider, each size in a process of its own, within 150 s
   # (a failure is printed and the rest still runs).
   local side
@@ -129,9 +131,8 @@ run() {
     echo "== planned WebGPU run against onnxruntime-web's provider: ${side}², batch 1, $runs timed runs"
     timeout 150 ./node_modules/.bin/deno run -A bench/webgpu-calls.ts --size "$side" --runs "$runs" || echo "bench/webgpu-calls.ts at ${side}² exited $?"
   done
-  # Each child within 150 s, so one that hangs cannot take the call's 10 minutes.
   echo "== bench/webgpu.ts (runs $runs, exits $exits)"
-  ./node_modules/.bin/deno run -A bench/webgpu.ts --child-timeout 150 --runs "$runs" --exits "$exits" "${skip[@]}" "$@"
+  ./node_modules/.bin/deno run -A bench/webgpu.ts --child-timeout "$childTimeout" --runs "$runs" --exits "$exits" "${skip[@]}" "$@"
 }
 
 case "${1:-}" in
