@@ -8,6 +8,7 @@ import type { TensorRunner } from "../runner.ts";
 import { rgbToTensor } from "../tensor.ts";
 import { readGraphProgram, type GraphProgram } from "./graph-program.ts";
 import { PlannedBackend, type GpuDevice, type PreparedShape } from "./planned-backend.ts";
+import { PlanError } from "./graph-plan.ts";
 
 /** Input shapes kept prepared at once: a service alternates between a few (a preview, a full cut-out, a batch). */
 const KEPT_SHAPES = 4;
@@ -76,7 +77,18 @@ export async function createPlannedRunner(program: GraphProgram, model: BoundMod
             const plane = height * width;
             const input = new Float32Array(pictures.length * plane * 3);
             pictures.forEach((rgb, k) => rgbToTensor(rgb, width, height, model, input.subarray(k * plane * 3, (k + 1) * plane * 3)));
-            const out = await backend.run(shapeFor(pictures.length, height, width), input);
+            let shape: PreparedShape;
+            try {
+              shape = shapeFor(pictures.length, height, width);
+            } catch (err) {
+              // A batch whose arena the device cannot bind runs one picture at a time.
+              if (!(err instanceof PlanError) || pictures.length === 1) throw err;
+              const one = plane * 3;
+              const outs: Float32Array[] = [];
+              for (let k = 0; k < pictures.length; k++) outs.push(await backend.run(shapeFor(1, height, width), input.subarray(k * one, (k + 1) * one)));
+              return outs;
+            }
+            const out = await backend.run(shape, input);
             const each = out.length / pictures.length;
             return pictures.map((_, k) => out.subarray(k * each, (k + 1) * each));
           },
