@@ -18,7 +18,6 @@ import { readModelBytes } from "./model-bytes.ts";
 import { checkGraphNames, inputDims, type RunnerOptions, type TensorRunner } from "./runner.ts";
 import { createWebGpuIo, outputOnGpu, type WebGpuIo } from "./webgpu-io.ts";
 import { requestAdapterFacts, type GpuAdapterFacts } from "./gpu-doctor.ts";
-import { startPlannedRun } from "./planned/start-planned.ts";
 
 type OrtModule = typeof Ort;
 
@@ -136,6 +135,8 @@ export async function createOrtWebRunner(opts: RunnerOptions, preference: "wasm"
   // The planned run first, for a graph it plans whole; anything else (or a start that
   // fails) goes on to onnxruntime-web's WebGPU provider below.
   if (tryGpu && (opts.webgpuRun ?? "planned") === "planned" && feedsGpuBuffers(opts)) {
+    // Loaded only here: a WebAssembly start never reads the planned run's code.
+    const { startPlannedRun } = await import("./planned/start-planned.ts");
     const planned = await startPlannedRun(bytes, opts.model);
     if (planned) {
       model.drop();
