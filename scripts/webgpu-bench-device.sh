@@ -5,6 +5,15 @@
 #
 #   bash scripts/webgpu-bench-device.sh prepare    here, after npm ci: writes .bench-gpu/
 #   bash scripts/webgpu-bench-device.sh run        there: unpacks it and runs the bench
+#   PD_BENCH_QUICK=1 bash scripts/webgpu-bench-device.sh run   the same at reduced counts
+#       (64² only, one timed run, two exits, no bare-inference or throughput rows), to
+#       check on Mesa's software adapter that the script runs end to end
+#
+# The run is, in order: the planned WebGPU run against onnxruntime-web's provider at 1024²
+# and at 128², batch 1 (bench/webgpu-calls.ts: medians, ratio, WebGPU calls a run makes),
+# then bench/webgpu.ts: 1024² bare inference per GPU form, a fresh process's first
+# cut-out under auto against WebAssembly, warm 12 MP calls, throughput, and 20 fresh GPU
+# processes that must exit 0 by themselves.
 #
 # The archive holds the Deno binary, the runtime's npm packages (pruned to the files a
 # Deno process loads), dist/, the default model's graph with its int8 weight codes zeroed
@@ -111,8 +120,19 @@ run() {
   # The CPU beside it, and its SIMD width (every CPU number is named with it).
   echo "cpu: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | xargs), $(nproc) cores, SIMD: $(grep -m1 -o -w -E 'avx2|avx512f|avx512_vnni|avx_vnni|amx_tile' /proc/cpuinfo | sort -u | xargs)"
   ./node_modules/.bin/deno --version | head -1
-  # Each child within 150 s, so one that hangs cannot take the call's 10 minutes.
-  ./node_modules/.bin/deno run -A bench/webgpu.ts --child-timeout 150 "$@"
+  # Children within 150 s, so one that hangs cannot take the call's 10 minutes; the quick
+  # run's 12 MP WebAssembly cut-outs on a small shared CPU need longer.
+  local sides="1024 128" runs=5 exits=20 childTimeout=150 skip=()
+  if [ "${PD_BENCH_QUICK:-0}" = 1 ]; then sides="64" runs=1 exits=2 childTimeout=400 skip=(--skip inference,throughput); fi
+  # The planned run against the provider, each size in a process of its own, within 150 s
+  # (a failure is printed and the rest still runs).
+  local side
+  for side in $sides; do
+    echo "== planned WebGPU run against onnxruntime-web's provider: ${side}², batch 1, $runs timed runs"
+    timeout 150 ./node_modules/.bin/deno run -A bench/webgpu-calls.ts --size "$side" --runs "$runs" || echo "bench/webgpu-calls.ts at ${side}² exited $?"
+  done
+  echo "== bench/webgpu.ts (runs $runs, exits $exits)"
+  ./node_modules/.bin/deno run -A bench/webgpu.ts --child-timeout "$childTimeout" --runs "$runs" --exits "$exits" "${skip[@]}" "$@"
 }
 
 case "${1:-}" in

@@ -9,6 +9,7 @@
 import { PACKAGE_WASM_DIR } from "../../src/engine/assets/paths.ts";
 import { resolveModel } from "../../src/engine/inference/manifest.ts";
 import { createMaskSession, type BackendChoice } from "../../src/engine/inference/session.ts";
+import type { WebGpuRun } from "../../src/engine/inference/runner.ts";
 import { maskDifference, writeTinyModel } from "../support/tiny-onnx.ts";
 import { deriveModel } from "../../src/engine/assets/derive.ts";
 import { join } from "node:path";
@@ -113,17 +114,21 @@ gpuTest("fed through GPU buffers, picture after picture gives WebAssembly's mask
   // The session's input and output stay on the GPU (webgpu-io.ts): the picture goes up as
   // bytes and a compute pass makes the model's input. Several different pictures in a row,
   // so a buffer bound once and read stale (the next picture getting the first one's mask)
-  // fails, as would a wrong channel, plane or normalisation.
+  // fails, as would a wrong channel, plane or normalisation. These feeds are onnxruntime-web's
+  // provider's (the tiny graph is planned whole, so it is asked for); the planned run of the
+  // same graph must give the same masks.
   const { tiny, resolved } = await tinyModel();
-  const open = (backend: BackendChoice, webgpuFeed?: "gpu-buffers" | "tensors") =>
-    createMaskSession({ model: resolved.entry, modelPath: resolved.path, backend, threads: 1, wasmDir: PACKAGE_WASM_DIR, webgpuFeed });
+  const open = (backend: BackendChoice, webgpuFeed?: "gpu-buffers" | "tensors", webgpuRun: WebGpuRun = "provider") =>
+    createMaskSession({ model: resolved.entry, modelPath: resolved.path, backend, threads: 1, wasmDir: PACKAGE_WASM_DIR, webgpuFeed, webgpuRun });
   // One at a time: ORT refuses to create two WebGPU sessions at once.
   const buffers = await open("webgpu");
   const tensors = await open("webgpu", "tensors");
+  const planned = await open("webgpu", undefined, "planned");
   const cpu = await open("wasm");
   try {
-    assert(buffers.webgpuFeed === "gpu-buffers", `the default WebGPU feed is ${buffers.webgpuFeed}`);
+    assert(buffers.webgpuFeed === "gpu-buffers" && buffers.webgpuRun === "provider", `the provider's default WebGPU feed is ${buffers.webgpuFeed} (${buffers.webgpuRun})`);
     assert(tensors.webgpuFeed === "tensors", `asked for CPU tensors, fed ${tensors.webgpuFeed}`);
+    assert(planned.webgpuRun === "planned", `the tiny graph is planned whole, ran ${planned.webgpuRun}`);
     const pictures = [picture(), picture().map((v, i) => (i % 3 === 0 ? 255 - v : v)), picture().reverse(), picture().map((v) => v >> 1)];
     const first = await buffers.run(pictures[0]!);
     for (const [k, rgb] of pictures.entries()) {
@@ -133,9 +138,11 @@ gpuTest("fed through GPU buffers, picture after picture gives WebAssembly's mask
       assert(worst <= 1, `picture ${k}: the GPU-buffer feed and WebAssembly differ by up to ${worst} levels`);
       const feeds = maskDifference(viaTensors, viaBuffers);
       assert(feeds <= 1, `picture ${k}: the two WebGPU feeds differ by up to ${feeds} levels`);
+      const plannedWorst = maskDifference(onCpu, await planned.run(rgb));
+      assert(plannedWorst <= 1, `picture ${k}: the planned run and WebAssembly differ by up to ${plannedWorst} levels`);
     }
   } finally {
-    await Promise.all([buffers.dispose(), tensors.dispose(), cpu.dispose()]);
+    await Promise.all([buffers.dispose(), tensors.dispose(), planned.dispose(), cpu.dispose()]);
     tiny.remove();
   }
 });

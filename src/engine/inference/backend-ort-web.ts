@@ -132,6 +132,24 @@ export async function createOrtWebRunner(opts: RunnerOptions, preference: "wasm"
   const model = await readModelBytes(opts.modelPath, opts.model);
   const bytes = model.bytes;
 
+  // The planned run first, for a graph it plans whole; anything else (or a start that
+  // fails) goes on to onnxruntime-web's WebGPU provider below.
+  if (tryGpu && (opts.webgpuRun ?? "planned") === "planned" && feedsGpuBuffers(opts)) {
+    // Loaded only here: a WebAssembly start never reads the planned run's code.
+    const { startPlannedRun } = await import("./planned/start-planned.ts");
+    const planned = await startPlannedRun(bytes, opts.model);
+    if (planned) {
+      model.drop();
+      try {
+        await model.verified;
+      } catch (err) {
+        await planned.dispose();
+        throw err;
+      }
+      return planned;
+    }
+  }
+
   let started: { ort: OrtModule; session: Ort.InferenceSession; backend: "wasm" | "webgpu" } | undefined;
   if (tryGpu) {
     try {

@@ -6,6 +6,8 @@ export type TensorBackend = "wasm" | "webgpu" | "native";
 
 export interface TensorRunner {
   backend: TensorBackend;
+  /** On WebGPU: who ran the graph, as started (WebGpuRun). */
+  webgpuRun?: WebGpuRun;
   /** input: float32 [1, 3, height, width] or, for an NHWC card, [1, height, width, 3] (inputDims); returns the output the card names. */
   run(input: Float32Array, height: number, width: number): Promise<ArrayLike<number>>;
   /**
@@ -26,12 +28,21 @@ export interface TensorRunner {
  */
 export type WebGpuFeed = "gpu-buffers" | "tensors";
 
+/**
+ * Who runs a WebGPU session's graph: "planned" (the default) our own kernels in one compute
+ * pass a run (planned/planned-runner.ts), for a graph every node of which they plan, else
+ * onnxruntime-web's WebGPU provider; "provider" that provider always (the reference the
+ * planned run is checked against, and the baseline its bench compares with).
+ */
+export type WebGpuRun = "planned" | "provider";
+
 export interface RunnerOptions {
   model: BoundModel;
   modelPath: string;
   threads: number;
   wasmDir: string;
   webgpuFeed?: WebGpuFeed;
+  webgpuRun?: WebGpuRun;
 }
 
 /** The graph must have the manifest's input and output, or every run would fail later. */

@@ -5,7 +5,7 @@ import { InferenceError, messageOf } from "./errors.ts";
 import type { BoundModel } from "./model-card.ts";
 import { createStubRunner } from "./backend-stub.ts";
 import { outputToMask, rgbToTensor } from "./tensor.ts";
-import type { TensorRunner, WebGpuFeed } from "./runner.ts";
+import type { TensorRunner, WebGpuFeed, WebGpuRun } from "./runner.ts";
 
 export type BackendChoice = "auto" | "wasm" | "webgpu" | "native" | "stub";
 export type ActiveBackend = "wasm" | "webgpu" | "native" | "stub";
@@ -24,6 +24,8 @@ export interface MaskSessionOptions {
   stubDelayMs?: number;
   /** WebGPU only: how the session is fed (runner.ts); default "gpu-buffers". */
   webgpuFeed?: WebGpuFeed;
+  /** WebGPU only: who runs the graph (runner.ts); default "planned" where the graph is fully planned. */
+  webgpuRun?: WebGpuRun;
   /** A graph that takes batches, fed on the GPU: pictures one run takes at most (default DEFAULT_MAX_BATCH; 1: no batches). */
   maxBatch?: number;
 }
@@ -41,6 +43,8 @@ export interface MaskSession {
   sizes?: BoundModel["sizes"];
   /** On WebGPU: how its runs are fed (runner.ts), as started, not as asked. */
   webgpuFeed?: WebGpuFeed;
+  /** On WebGPU: who runs the graph (runner.ts), as started, not as asked. */
+  webgpuRun?: WebGpuRun;
   /**
    * rgb: `size` (default inputSize), 3 bytes per pixel, row-major; `size` must be one the
    * model takes (sizeProblem). Resolves to a mask of the same size, 1 byte per pixel.
@@ -134,7 +138,7 @@ export async function createMaskSession(opts: MaskSessionOptions): Promise<MaskS
     backend: runner.backend,
     inputSize,
     sizes,
-    ...(runner.backend === "webgpu" ? { webgpuFeed: runner.runRgb ? ("gpu-buffers" as const) : ("tensors" as const) } : {}),
+    ...(runner.backend === "webgpu" ? { webgpuFeed: runner.runRgb ? ("gpu-buffers" as const) : ("tensors" as const), webgpuRun: runner.webgpuRun ?? "provider" } : {}),
     async run(rgb, size = inputSize) {
       const { width, height } = size;
       const [mask] = await queued([rgb], size, async () => [
@@ -178,7 +182,7 @@ export function sizeProblem(model: Pick<MaskSession, "inputSize" | "sizes">, siz
 }
 
 async function createRunner(opts: MaskSessionOptions): Promise<TensorRunner> {
-  const runnerOpts = { model: opts.model, modelPath: opts.modelPath, threads: opts.threads, wasmDir: opts.wasmDir, webgpuFeed: opts.webgpuFeed };
+  const runnerOpts = { model: opts.model, modelPath: opts.modelPath, threads: opts.threads, wasmDir: opts.wasmDir, webgpuFeed: opts.webgpuFeed, webgpuRun: opts.webgpuRun };
   switch (opts.backend) {
     case "native": {
       const { createNativeRunner } = await import("./backend-native.ts");
