@@ -18,6 +18,7 @@ import type { BoundModel } from "./model-card.ts";
 import { CARD_DEFAULTS } from "./model-card.ts";
 import { inputDivisor } from "./tensor.ts";
 import { inputDims } from "./runner.ts";
+import { COPY_DST, COPY_SRC, MAP_MODE_READ, MAP_READ, STORAGE, UNIFORM } from "./webgpu-bits.ts";
 
 // The few WebGPU shapes used here, structurally (the project has no WebGPU type package:
 // Node has no WebGPU, and Deno's types are not in tsc's view).
@@ -41,13 +42,6 @@ interface GpuDevice {
   queue: { writeBuffer(b: GpuBuffer, offset: number, data: ArrayBufferView): void; submit(c: unknown[]): void };
 }
 
-// WebGPU's buffer usage and map mode bits (fixed by the spec).
-const MAP_READ = 0x1;
-const COPY_SRC = 0x4;
-const COPY_DST = 0x8;
-const UNIFORM = 0x40;
-const STORAGE = 0x80;
-const MAP_MODE_READ = 0x1;
 
 const WORKGROUP = 256;
 /** WebGPU's guaranteed largest workgroup count in one dimension. */

@@ -4,6 +4,7 @@
 // bind group. A run is then one write of the input, one command encoder, one compute pass
 // (a pipeline change, a bind group and a dispatch a step), one copy of the mask into a
 // read-back buffer, one submit and one wait.
+import { COPY_DST, COPY_SRC, MAP_MODE_READ, MAP_READ, SHADER_COMPUTE, STORAGE, UNIFORM } from "../webgpu-bits.ts";
 import type { GraphProgram } from "./graph-program.ts";
 import { PlanError, planGraph, type GraphPlan, type PlanStep } from "./graph-plan.ts";
 import { PARAM_WORDS, WORKGROUP, type Kernel } from "./kernels/kernel.ts";
@@ -41,14 +42,6 @@ export interface GpuDevice {
   destroy(): void;
 }
 
-// WebGPU's buffer usage, map mode and shader stage bits (fixed by the spec).
-const MAP_READ = 0x1;
-const COPY_SRC = 0x4;
-const COPY_DST = 0x8;
-const UNIFORM = 0x40;
-const STORAGE = 0x80;
-const MAP_MODE_READ = 0x1;
-const COMPUTE = 0x4;
 
 const NO_VALUES = new Float32Array(0);
 
@@ -78,9 +71,9 @@ export class PlannedBackend {
     this.#program = { ...program, convWeights: program.convWeights.map((w) => ({ dims: w.dims, values: NO_VALUES, bias: NO_VALUES })) };
     this.#layout = device.createBindGroupLayout({
       entries: [
-        { binding: 0, visibility: COMPUTE, buffer: { type: "storage" } },
-        { binding: 1, visibility: COMPUTE, buffer: { type: "read-only-storage" } },
-        { binding: 2, visibility: COMPUTE, buffer: { type: "uniform" } },
+        { binding: 0, visibility: SHADER_COMPUTE, buffer: { type: "storage" } },
+        { binding: 1, visibility: SHADER_COMPUTE, buffer: { type: "read-only-storage" } },
+        { binding: 2, visibility: SHADER_COMPUTE, buffer: { type: "uniform" } },
       ],
     });
     const pipelineLayout = device.createPipelineLayout({ bindGroupLayouts: [this.#layout] });

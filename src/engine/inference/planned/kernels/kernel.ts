@@ -22,6 +22,13 @@ fn flatIndex(id: vec3<u32>) -> u32 {
   return select(p.total, i, i < p.total);
 }`;
 
+/** An item's output position (x, y, channel, picture) in an NCHW tensor of p.outW × p.outH × p.channels. */
+export const NCHW_POSITION = /* wgsl */ `
+  let ox = i % p.outW;
+  let oy = (i / p.outW) % p.outH;
+  let c = (i / (p.outW * p.outH)) % p.channels;
+  let n = i / (p.outW * p.outH * p.channels);`;
+
 export interface KernelParams {
   /** Items (invocations) the step runs. */
   items: number;

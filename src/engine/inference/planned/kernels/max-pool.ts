@@ -1,7 +1,7 @@
 // Max-pooling, NCHW: one invocation an output value, the largest input value its window
 // covers (padding and the part of a ceil-mode window past the edge count as absent).
 import type { PlanStep } from "../graph-plan.ts";
-import { FLAT_INDEX, HEADER, PARAM_HEAD, type Kernel } from "./kernel.ts";
+import { FLAT_INDEX, HEADER, NCHW_POSITION, PARAM_HEAD, type Kernel } from "./kernel.ts";
 
 type PoolStep = Extract<PlanStep, { kind: "maxpool" }>;
 
@@ -19,10 +19,7 @@ ${FLAT_INDEX}
 fn main(@builtin(global_invocation_id) id: vec3<u32>) {
   let i = flatIndex(id);
   if (i >= p.total) { return; }
-  let ox = i % p.outW;
-  let oy = (i / p.outW) % p.outH;
-  let c = (i / (p.outW * p.outH)) % p.channels;
-  let n = i / (p.outW * p.outH * p.channels);
+${NCHW_POSITION}
   let ch = p.inOff + n * p.inBatch + c * p.inH * p.inW;
   var m = -3.402823e38;
   for (var ky = 0u; ky < p.kh; ky++) {

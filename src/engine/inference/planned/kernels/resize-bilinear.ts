@@ -4,7 +4,7 @@
 // the coordinate is clamped to the input and the two neighbours on each axis weighted.
 import type { PlanStep, TensorView } from "../graph-plan.ts";
 import type { ResizeCoordinates } from "../graph-program.ts";
-import { FLAT_INDEX, HEADER, PARAM_HEAD, f32Bits, type Kernel } from "./kernel.ts";
+import { FLAT_INDEX, HEADER, NCHW_POSITION, PARAM_HEAD, f32Bits, type Kernel } from "./kernel.ts";
 
 type ResizeStep = Extract<PlanStep, { kind: "resize" }>;
 
@@ -23,10 +23,7 @@ ${FLAT_INDEX}
 fn main(@builtin(global_invocation_id) id: vec3<u32>) {
   let i = flatIndex(id);
   if (i >= p.total) { return; }
-  let ox = i % p.outW;
-  let oy = (i / p.outW) % p.outH;
-  let c = (i / (p.outW * p.outH)) % p.channels;
-  let n = i / (p.outW * p.outH * p.channels);
+${NCHW_POSITION}
   let fy = clamp(f32(oy) * p.scaleY + p.shiftY, 0.0, f32(p.inH - 1u));
   let fx = clamp(f32(ox) * p.scaleX + p.shiftX, 0.0, f32(p.inW - 1u));
   let y0 = u32(floor(fy));
